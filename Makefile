@@ -1,0 +1,51 @@
+# Makefile - a thin front over CMake: the commands the README promises.
+#   make demo   deps, build, run shellgate on sample commands (default pack)
+#   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite
+#   make bench  benchmarks, figures printed
+#   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build build-asan build-fuzz demo test test-normal test-asan test-fuzz bench fuzz clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build -j $(JOBS)
+
+build-asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSG_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+build-fuzz: deps
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+demo: build
+	@sh scripts/demo.sh build/shellgate
+
+test-normal: build
+	cd build && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+test-fuzz: build-fuzz
+	cd build-fuzz && ctest --output-on-failure -j $(JOBS) -L fuzz
+
+test: test-normal test-asan test-fuzz
+
+bench: build
+	@cmake --build build --target benchmarks -j $(JOBS)
+	@sh bench/run.sh build
+
+fuzz: build-fuzz
+	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-asan build-fuzz
