@@ -1,0 +1,235 @@
+/* sgt.h - the matcher table format: the one contract between compiler and runtime.
+ *
+ * A table is one little-endian byte image, position-independent (every reference is
+ * an offset or an index), loadable by mmap without parsing.  The compiler writes it
+ * (compiler/emit.c); the runtime must verify all of it before first use
+ * (runtime/table.c) and refuses anything it cannot prove well-formed: a corrupt or
+ * truncated table is an error, never an empty policy.
+ *
+ * Layout: sgt_header (fixed size, section directory inside), then the sections in
+ * directory order, each 8-byte aligned.  The checksum is FNV-1a 64 over the whole
+ * image with the checksum field itself taken as zero, so any single changed byte
+ * anywhere is detected.  Bump SGT_VERSION on every layout change (ORDER SGT_LAYOUT). */
+#ifndef SGT_H
+#define SGT_H
+#include <stdint.h>
+
+#define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
+#define SGT_VERSION 1u
+#define SGT_ENDIAN 0x01020304u
+#define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
+
+/* Sections, in image order. */
+#define SGT_SECTIONS(X) \
+    X(META,      "meta",      sizeof(sgt_meta))      /* exactly one record */ \
+    X(STRINGS,   "strings",   1)                     /* NUL-terminated strings; 0 = "" */ \
+    X(SETS,      "sets",      sizeof(sgt_set))       \
+    X(WORDS,     "words",     4)                     /* u32 string refs, sorted per set */ \
+    X(DFAS,      "dfas",      sizeof(sgt_dfa))       \
+    X(DFADATA,   "dfadata",   4)                     /* classmaps, transitions, accepts */ \
+    X(CODE,      "code",      4)                     /* u32 instruction words */ \
+    X(RULES,     "rules",     sizeof(sgt_rule))      \
+    X(INDEX,     "index",     sizeof(sgt_bucket))    /* open-addressed, power of 2 */ \
+    X(LISTS,     "lists",     4)                     /* u32 rule ids, ascending per list */ \
+    X(PROGSPECS, "progspecs", sizeof(sgt_progspec))  /* sorted by name */ \
+    X(PROGOPTS,  "progopts",  4)                     /* u32 string refs, sorted per slice */ \
+    X(LIMITS,    "limits",    sizeof(sgt_limit))     \
+    X(HOOKS,     "hooks",     sizeof(sgt_hook))      \
+    X(TESTS,     "tests",     sizeof(sgt_test))      \
+    X(PACKS,     "packs",     sizeof(sgt_pack))
+
+enum {
+#define X(id, name, rec) SGT_SEC_##id,
+    SGT_SECTIONS(X)
+#undef X
+    SGT_NSECTIONS
+};
+
+typedef struct sgt_section {
+    uint32_t off, size;                   /* bytes from the start of the image */
+} sgt_section;
+
+typedef struct sgt_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t endian;                      /* SGT_ENDIAN as written by the producer */
+    uint32_t header_size;                 /* sizeof(sgt_header) */
+    uint32_t total_size;                  /* the whole image */
+    uint32_t nsections;                   /* SGT_NSECTIONS */
+    uint32_t flags;                       /* 0 */
+    uint64_t checksum;                    /* FNV-1a 64, this field as zero */
+    uint8_t source_sha256[32];            /* over every source file, in load order */
+    sgt_section sec[SGT_NSECTIONS];
+} sgt_header;
+
+/* Decisions, strictest last is NOT the order: use sgt_strictness(). */
+#define SGT_DECISIONS(X) \
+    X(ALLOW, "allow") \
+    X(DENY,  "deny")  \
+    X(ASK,   "ask")
+
+typedef enum {
+#define X(id, name) SGT_##id,
+    SGT_DECISIONS(X)
+#undef X
+    SGT_NDECISIONS
+} sgt_decision;
+
+/* deny > ask > allow */
+static inline int sgt_strictness(uint32_t d)
+{
+    return d == SGT_DENY ? 2 : d == SGT_ASK ? 1 : 0;
+}
+
+typedef struct sgt_meta {
+    uint32_t pack_name, pack_version;     /* the outermost pack */
+    uint32_t default_decision, default_msg, default_hint;
+    uint32_t any_off, any_len;            /* LISTS slice: rules not indexed by program */
+    uint32_t line_off, line_len;          /* LISTS slice: rules on the whole line only */
+    uint32_t dynamic_rules;               /* number of rules that test `dynamic` */
+    uint32_t hook_budget;                 /* Lua instruction budget per call (0 = default) */
+    uint32_t hook_memory;                 /* Lua memory cap in bytes (0 = default) */
+    uint32_t hook_millis;                 /* Lua wall-clock cap (0 = default) */
+    uint32_t reserved;
+} sgt_meta;
+
+/* A set: exact words (binary search) plus, when it has globs or regexes, one DFA
+ * accepting any of them.  kind says how the runtime applies it. */
+#define SGT_SET_KINDS(X) \
+    X(MATCH,  "match")      /* item matches the whole string (words, globs, regexes) */ \
+    X(TEXT,   "text")       /* DFA over the raw line (text contains / matches) */
+
+enum {
+#define X(id, name) SGT_SETK_##id,
+    SGT_SET_KINDS(X)
+#undef X
+};
+
+typedef struct sgt_set {
+    uint32_t name;                        /* string ref ("" for inline sets) */
+    uint32_t kind;
+    uint32_t words_off, nwords;           /* WORDS slice (index of first u32) */
+    uint32_t dfa;                         /* DFAS index or SGT_NONE */
+} sgt_set;
+
+typedef struct sgt_dfa {
+    uint32_t nstates, nclasses;
+    uint32_t data_off;                    /* byte offset in DFADATA: classmap[256] u8,
+                                           * trans[nstates*nclasses] u32,
+                                           * accept[nstates] i32 (ORDER DFA_LAYOUT) */
+    uint32_t npatterns;                   /* accept values are < npatterns */
+} sgt_dfa;
+
+/* Condition bytecode: two u32 words an instruction.  w0 = opcode | a << 8,
+ * w1 = b.  Predicates set the accumulator; jumps are forward only (so every
+ * program terminates), relative to the next instruction, counted in instructions. */
+#define SGT_OPS(X) \
+    X(TRUE,         "true",          0) /* acc = 1 */ \
+    X(PROGRAM,      "program",       1) /* b = set: basename or path as written */ \
+    X(SUBCOMMAND,   "subcommand",    1) /* b = set */ \
+    X(OPTION_ANY,   "option",        1) /* b = set: any normalised option */ \
+    X(OPTION_ALL,   "option-all",    1) /* b = set: every word of the set present */ \
+    X(ARG_ANY,      "arg",           1) /* b = set: any argument or option value */ \
+    X(ARG_AT,       "arg-at",        1) /* a = position (argv index), b = set */ \
+    X(ARGC,         "argc",          0) /* a = comparison (SGT_CMP_*), b = n */ \
+    X(PATH_OUTSIDE, "path-outside",  0) /* a path operand resolves outside the roots */ \
+    X(PATH_INSIDE,  "path-inside",   1) /* b = set: a resolved path operand matches */ \
+    X(REDIR_WRITES, "redirect-writes", 1) /* b = set or SGT_NONE: a write redirection */ \
+    X(REDIR_READS,  "redirect-reads",  1) /* b = set or SGT_NONE */ \
+    X(ASSIGNS,      "assigns",       1) /* b = set over NAMEs */ \
+    X(ASSIGNS_VAL,  "assigns-value", 1) /* a = set over NAMEs, b = set over values */ \
+    X(PIPED_FROM,   "piped-from",    1) /* b = set: an earlier program in the pipeline */ \
+    X(PIPED_TO,     "piped-to",      1) /* b = set: a later program in the pipeline */ \
+    X(DYNAMIC,      "dynamic",       0) /* the segment could not be analysed */ \
+    X(LUA,          "lua",           0) /* b = hook index */ \
+    X(TEXT,         "text",          1) /* b = TEXT set: the raw line matches */ \
+    X(NOT,          "not",           0) /* acc = !acc */ \
+    X(JUMP_FALSE,   "jump-false",    0) /* b = skip count when acc == 0 */ \
+    X(JUMP_TRUE,    "jump-true",     0) /* b = skip count when acc == 1 */ \
+    X(NESTED,       "nested",        0) /* a = nest-kind mask: segment came from there */
+
+typedef enum {
+#define X(id, name, uses_set) SGT_OP_##id,
+    SGT_OPS(X)
+#undef X
+    SGT_NOPS
+} sgt_op;
+
+#define SGT_CMPS(X) X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")
+enum {
+#define X(id, text) SGT_CMP_##id,
+    SGT_CMPS(X)
+#undef X
+    SGT_NCMPS
+};
+
+#define SGT_RULE_LINE     0x1u            /* only whole-line conditions: run once */
+#define SGT_RULE_DYNAMIC  0x2u            /* the condition tests `dynamic` */
+#define SGT_RULE_LUA      0x4u            /* the condition calls a hook */
+
+typedef struct sgt_rule {
+    uint32_t id;                          /* string: "pack:label" or "file:line" */
+    uint32_t pack;                        /* PACKS index */
+    uint32_t decision;                    /* sgt_decision */
+    uint32_t flags;                       /* SGT_RULE_* */
+    uint32_t code_off, code_len;          /* CODE slice, in u32 words (even) */
+    uint32_t msg, hint;                   /* strings; hint may be 0 ("") */
+    uint32_t line;                        /* source line */
+    uint32_t reserved;
+} sgt_rule;
+
+typedef struct sgt_bucket {
+    uint32_t name;                        /* string ref, SGT_NONE when empty */
+    uint32_t list_off, list_len;          /* LISTS slice */
+} sgt_bucket;
+
+#define SGT_PROG_WRAPPER      0x01u       /* unwrap an inner command */
+#define SGT_PROG_RUNS_NOTHING 0x02u       /* positionals are not a command (sh FILE) */
+#define SGT_PROG_ASSIGNMENTS  0x04u       /* skip NAME=value positionals (env) */
+#define SGT_PROG_PERMUTE      0x08u       /* options may follow positionals */
+#define SGT_PROG_JOIN         0x10u       /* the rest, joined by spaces, is a script */
+#define SGT_PROG_MOREARGS     0x20u       /* the inner command gets more args (xargs) */
+
+typedef struct sgt_progspec {
+    uint32_t name;                        /* program basename */
+    uint32_t flags;                       /* SGT_PROG_* */
+    uint32_t skip;                        /* positionals to skip before the command */
+    uint32_t value_off, value_len;        /* PROGOPTS: options that take a value */
+    uint32_t script_off, script_len;      /* PROGOPTS: options whose value is a script */
+    uint32_t exec_off, exec_len;          /* PROGOPTS: words starting an inner command */
+    uint32_t end_off, end_len;            /* PROGOPTS: words ending it */
+} sgt_progspec;
+
+#define SGT_MAX_WINDOWS 4
+typedef struct sgt_limit {
+    uint32_t name;
+    uint32_t nwindows;
+    uint32_t count[SGT_MAX_WINDOWS];
+    uint32_t seconds[SGT_MAX_WINDOWS];
+    uint32_t code_off, code_len;          /* `when` condition; len 0 = every command */
+    uint32_t msg;
+    uint32_t reserved;
+} sgt_limit;
+
+typedef struct sgt_hook {
+    uint32_t name;                        /* function name */
+    uint32_t source;                      /* Lua source text */
+    uint8_t sha256[32];
+} sgt_hook;
+
+typedef struct sgt_test {
+    uint32_t decision;
+    uint32_t command;
+    uint32_t rule;                        /* expected rule id, 0 = any */
+    uint32_t cwd;                         /* 0 = caller's */
+    uint32_t file;                        /* source file name */
+    uint32_t line;
+} sgt_test;
+
+typedef struct sgt_pack {
+    uint32_t name, version;
+    uint32_t file;                        /* file name as loaded */
+    uint32_t reserved;
+} sgt_pack;
+
+#endif

@@ -1,0 +1,69 @@
+/* table.h - loading and verifying a matcher table (format: sgt.h).
+ *
+ * Ownership: sgr_table_load keeps a pointer to the caller's bytes (no copy); the
+ * bytes must outlive the table and stay unchanged.  sgr_table_free frees only the
+ * sgr_table itself.  Every pointer and index the loader hands out has been bounds-
+ * checked, so the evaluator never checks them again. */
+#ifndef SGR_TABLE_H
+#define SGR_TABLE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "sgt.h"
+#include "dfa.h"
+
+typedef struct sgr_table {
+    const uint8_t *base;
+    size_t size;
+    const sgt_header *hdr;
+    const sgt_meta *meta;
+    const char *strings;      uint32_t strings_size;
+    const sgt_set *sets;      uint32_t nsets;
+    const uint32_t *words;    uint32_t nwords;
+    sgr_dfa *dfas;            uint32_t ndfas;    /* decoded views, heap (sg_malloc) */
+    const uint32_t *code;     uint32_t ncode;
+    const sgt_rule *rules;    uint32_t nrules;
+    const sgt_bucket *index;  uint32_t nbuckets;
+    const uint32_t *lists;    uint32_t nlists;
+    const sgt_progspec *progs; uint32_t nprogs;
+    const uint32_t *progopts; uint32_t nprogopts;
+    const sgt_limit *limits;  uint32_t nlimits;
+    const sgt_hook *hooks;    uint32_t nhooks;
+    const sgt_test *tests;    uint32_t ntests;
+    const sgt_pack *packs;    uint32_t npacks;
+} sgr_table;
+
+/* Verify bytes[0..size) completely and build the view.  Returns 0 and *out, or -1
+ * with a message in err ("table: checksum mismatch", "table: rule 3: set 99 out of
+ * range", ...).  Requires the bytes to be 8-byte aligned. */
+int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen);
+void sgr_table_free(sgr_table *t);
+
+/* Write a readable listing of every section through out() (used by
+ * `shellgate dump`; golden-tested).  Returns 0. */
+typedef void (*sgr_out_fn)(void *ud, const char *text, size_t len);
+int sgr_table_dump(const sgr_table *t, sgr_out_fn out, void *ud);
+
+/* FNV-1a 64 over data with the header's checksum field taken as zero (the same
+ * function the compiler uses to seal a table). */
+uint64_t sgr_table_checksum(const uint8_t *data, size_t size);
+
+static inline const char *sgr_str(const sgr_table *t, uint32_t ref)
+{
+    return t->strings + ref;
+}
+
+/* Index lookup: the rule-id list for a program basename, or NULL/0. */
+const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t len, uint32_t *n);
+/* The program spec (wrapper/command declaration) for a basename, or NULL. */
+const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, size_t len);
+/* Does set s contain/match str? (exact words by binary search, then the DFA) */
+int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len);
+/* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
+int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
+/* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
+ * in bucket (hash & (nbuckets - 1)) or, probing linearly (wrapping), in the first
+ * bucket after it; an empty bucket (name == SGT_NONE) ends the probe.  Strings in
+ * WORDS slices, PROGOPTS slices and PROGSPECS are sorted by strcmp (bytes). */
+uint32_t sgr_hash_name(const char *s, size_t len);
+
+#endif
