@@ -1,0 +1,716 @@
+/* table.c - loading, verifying and querying a matcher table (format: sgt.h, API: table.h). */
+#include "table.h"
+#include "common/alloc.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Largest DFA the loader accepts: keeps nstates * nclasses * 4 far from overflow and
+ * bounds the verification work a hostile table can demand. */
+#define SGR_DFA_MAX_STATES (1u << 20)
+
+/* Record size of each section, from the X-macro list (ORDER SGT_LAYOUT). */
+static const uint32_t sec_rec[SGT_NSECTIONS] = {
+#define X(id, name, rec) (uint32_t)(rec),
+    SGT_SECTIONS(X)
+#undef X
+};
+
+static const char *const sec_name[SGT_NSECTIONS] = {
+#define X(id, name, rec) name,
+    SGT_SECTIONS(X)
+#undef X
+};
+
+/* Which opcodes take a set in b (third field of SGT_OPS). */
+static const uint8_t op_uses_set[SGT_NOPS] = {
+#define X(id, name, uses_set) uses_set,
+    SGT_OPS(X)
+#undef X
+};
+
+static const char *const op_name[SGT_NOPS] = {
+#define X(id, name, uses_set) name,
+    SGT_OPS(X)
+#undef X
+};
+
+/* Verification state: the table under construction plus the caller's error buffer. */
+typedef struct vctx {
+    sgr_table *t;
+    char *err;
+    size_t errlen;
+} vctx;
+
+/* Format "table: <fmt>" into the caller's buffer; always returns -1 so callers can
+ * `return fail(...)`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int fail(vctx *v, const char *fmt, ...)
+{
+    if (v->err && v->errlen) {
+        int n = snprintf(v->err, v->errlen, "table: ");
+        if (n >= 0 && (size_t)n < v->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(v->err + n, v->errlen - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+/* Compare the NUL-terminated table string w with the counted query s[0..n) in
+ * bytewise lexicographic order (a proper prefix sorts first).  For NUL-free
+ * queries this is strcmp order; a query holding a NUL never compares equal to a
+ * table string, and still has a consistent place in the order, so binary searches
+ * over strcmp-sorted slices stay correct.  No strlen on either side. */
+static int cmp_counted(const char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)w[i], d = (unsigned char)s[i];
+        if (c == 0)
+            return -1;
+        if (c != d)
+            return c < d ? -1 : 1;
+    }
+    return w[n] ? 1 : 0;
+}
+
+uint64_t sgr_table_checksum(const uint8_t *data, size_t size)
+{
+    const size_t lo = offsetof(sgt_header, checksum), hi = lo + sizeof(uint64_t);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++) {
+        uint8_t b = (i >= lo && i < hi) ? 0 : data[i];
+        h ^= b;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint32_t sgr_hash_name(const char *s, size_t len)
+{
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)s[i];
+        h *= 0x01000193u;
+    }
+    return h;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+/* ref must name a string: an offset inside STRINGS (whose last byte is NUL, so the
+ * string is terminated inside the section). what/idx/field name it in the error. */
+static int check_str(vctx *v, uint32_t ref, const char *what, uint32_t idx, const char *field)
+{
+    if (ref < v->t->strings_size)
+        return 0;
+    return fail(v, "%s %u: %s string ref %u out of range (strings are %u bytes)",
+                what, idx, field, ref, v->t->strings_size);
+}
+
+/* A slice [off, off+len) of an array of n elements; 64-bit so off+len cannot wrap. */
+static int slice_ok(uint32_t off, uint32_t len, uint32_t n)
+{
+    return (uint64_t)off + len <= n;
+}
+
+/* The u32 string refs strs[off..off+len) are valid and strictly increasing by strcmp. */
+static int check_sorted_strs(vctx *v, const uint32_t *strs, uint32_t off, uint32_t len,
+                             const char *what, uint32_t idx, const char *field)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        if (check_str(v, strs[off + i], what, idx, field))
+            return -1;
+        if (i && strcmp(sgr_str(v->t, strs[off + i - 1]), sgr_str(v->t, strs[off + i])) >= 0)
+            return fail(v, "%s %u: %s not strictly sorted (entry %u)", what, idx, field, i);
+    }
+    return 0;
+}
+
+/* LISTS slice [off, off+len): in bounds, every id < nrules, strictly ascending. */
+static int check_list(vctx *v, uint32_t off, uint32_t len, const char *what, const char *name)
+{
+    const sgr_table *t = v->t;
+    if (!slice_ok(off, len, t->nlists))
+        return fail(v, "%s%s: list [%u, +%u) outside lists (%u ids)", what, name, off, len,
+                    t->nlists);
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t id = t->lists[off + i];
+        if (id >= t->nrules)
+            return fail(v, "%s%s: rule id %u out of range (%u rules)", what, name, id, t->nrules);
+        if (i && t->lists[off + i - 1] >= id)
+            return fail(v, "%s%s: rule ids not strictly ascending (entry %u)", what, name, i);
+    }
+    return 0;
+}
+
+/* The header's fixed fields, in the order STYLE 10 wants: identity first, then the
+ * checksum, before any offset inside the image is believed. */
+static int check_header(vctx *v, const uint8_t *b, size_t size)
+{
+    const sgt_header *h = (const sgt_header *)b;
+    if (memcmp(h->magic, SGT_MAGIC, 8) != 0)
+        return fail(v, "bad magic (not a shellgate table)");
+    if (h->version != SGT_VERSION)
+        return fail(v, "format version %u, this runtime reads version %u", h->version,
+                    SGT_VERSION);
+    if (h->endian != SGT_ENDIAN)
+        return fail(v, "byte order mismatch (endian probe 0x%08x)", h->endian);
+    if (h->header_size != sizeof(sgt_header))
+        return fail(v, "header size %u, expected %zu", h->header_size, sizeof(sgt_header));
+    if (h->total_size != size)
+        return fail(v, "truncated or padded: header says %u bytes, image is %zu",
+                    h->total_size, size);
+    if (h->nsections != SGT_NSECTIONS)
+        return fail(v, "%u sections, expected %d", h->nsections, SGT_NSECTIONS);
+    if (h->flags != 0)
+        return fail(v, "unknown header flags 0x%x", h->flags);
+    if (sgr_table_checksum(b, size) != h->checksum)
+        return fail(v, "checksum mismatch");
+    return 0;
+}
+
+/* The directory: every section aligned, inside the image, a whole number of records,
+ * after the header and after the previous section (so none overlap). */
+static int check_sections(vctx *v)
+{
+    const sgt_header *h = v->t->hdr;
+    uint64_t prev_end = h->header_size;
+    for (int i = 0; i < SGT_NSECTIONS; i++) {
+        const sgt_section *s = &h->sec[i];
+        if (s->off < h->header_size)
+            return fail(v, "section %s: offset %u inside the header", sec_name[i], s->off);
+        if (s->off % 8)
+            return fail(v, "section %s: offset %u not 8-byte aligned", sec_name[i], s->off);
+        if ((uint64_t)s->off + s->size > h->total_size)
+            return fail(v, "section %s: [%u, +%u) runs past the end of the image (%u bytes)",
+                        sec_name[i], s->off, s->size, h->total_size);
+        if (s->size % sec_rec[i])
+            return fail(v, "section %s: size %u not a multiple of its record size %u",
+                        sec_name[i], s->size, sec_rec[i]);
+        if (s->off < prev_end)
+            return fail(v, "section %s: offset %u overlaps the previous section or is out of "
+                        "directory order", sec_name[i], s->off);
+        prev_end = (uint64_t)s->off + s->size;
+    }
+    return 0;
+}
+
+/* Point the view's arrays at the sections (already bounds-checked). */
+static void map_sections(sgr_table *t)
+{
+    const sgt_section *s = t->hdr->sec;
+#define SEC(id, ptr, n, type) \
+    t->ptr = (const type *)(t->base + s[SGT_SEC_##id].off); \
+    t->n = s[SGT_SEC_##id].size / (uint32_t)sizeof(type)
+    t->meta = (const sgt_meta *)(t->base + s[SGT_SEC_META].off);
+    t->strings = (const char *)(t->base + s[SGT_SEC_STRINGS].off);
+    t->strings_size = s[SGT_SEC_STRINGS].size;
+    SEC(SETS, sets, nsets, sgt_set);
+    SEC(WORDS, words, nwords, uint32_t);
+    SEC(CODE, code, ncode, uint32_t);
+    SEC(RULES, rules, nrules, sgt_rule);
+    SEC(INDEX, index, nbuckets, sgt_bucket);
+    SEC(LISTS, lists, nlists, uint32_t);
+    SEC(PROGSPECS, progs, nprogs, sgt_progspec);
+    SEC(PROGOPTS, progopts, nprogopts, uint32_t);
+    SEC(LIMITS, limits, nlimits, sgt_limit);
+    SEC(HOOKS, hooks, nhooks, sgt_hook);
+    SEC(TESTS, tests, ntests, sgt_test);
+    SEC(PACKS, packs, npacks, sgt_pack);
+#undef SEC
+    t->ndfas = s[SGT_SEC_DFAS].size / (uint32_t)sizeof(sgt_dfa);
+}
+
+static int check_strings(vctx *v)
+{
+    const sgr_table *t = v->t;
+    if (t->strings_size == 0)
+        return fail(v, "strings section is empty (string 0 must be \"\")");
+    if (t->strings[0] != '\0')
+        return fail(v, "strings: string 0 is not \"\"");
+    if (t->strings[t->strings_size - 1] != '\0')
+        return fail(v, "strings: last string not NUL-terminated");
+    return 0;
+}
+
+/* Each DFA (ORDER DFA_LAYOUT): its data inside DFADATA, every classmap entry a
+ * class, every transition a state, state 0 dead, accepts -1 or a pattern id; then
+ * the decoded view the matcher runs on. */
+static int check_dfas(vctx *v)
+{
+    sgr_table *t = v->t;
+    const sgt_section *sd = &t->hdr->sec[SGT_SEC_DFADATA];
+    const sgt_dfa *d = (const sgt_dfa *)(t->base + t->hdr->sec[SGT_SEC_DFAS].off);
+    const uint8_t *data = t->base + sd->off;
+    if (t->ndfas) {
+        t->dfas = sg_malloc((size_t)t->ndfas * sizeof(sgr_dfa));
+        if (!t->dfas)
+            return fail(v, "out of memory");
+    }
+    for (uint32_t i = 0; i < t->ndfas; i++) {
+        uint32_t ns = d[i].nstates, nc = d[i].nclasses;
+        if (ns < 2 || ns > SGR_DFA_MAX_STATES)
+            return fail(v, "dfa %u: %u states (need 2..%u: dead and start)", i, ns,
+                        SGR_DFA_MAX_STATES);
+        if (nc < 1 || nc > 256)
+            return fail(v, "dfa %u: %u byte classes (need 1..256)", i, nc);
+        if (d[i].data_off % 4)
+            return fail(v, "dfa %u: data offset %u not 4-byte aligned", i, d[i].data_off);
+        uint64_t ntrans = (uint64_t)ns * nc;
+        uint64_t need = 256 + 4 * ntrans + 4 * (uint64_t)ns;
+        if ((uint64_t)d[i].data_off + need > sd->size)
+            return fail(v, "dfa %u: data [%u, +%llu) outside dfadata (%u bytes)", i,
+                        d[i].data_off, (unsigned long long)need, sd->size);
+        const uint8_t *cm = data + d[i].data_off;
+        const uint32_t *tr = (const uint32_t *)(cm + 256);
+        const int32_t *acc = (const int32_t *)(tr + ntrans);
+        for (uint32_t c = 0; c < 256; c++)
+            if (cm[c] >= nc)
+                return fail(v, "dfa %u: byte 0x%02x maps to class %u (only %u classes)", i, c,
+                            cm[c], nc);
+        for (uint64_t k = 0; k < ntrans; k++)
+            if (tr[k] >= ns)
+                return fail(v, "dfa %u: transition from state %llu to %u out of range "
+                            "(%u states)", i, (unsigned long long)(k / nc), tr[k], ns);
+        for (uint32_t c = 0; c < nc; c++)
+            if (tr[c] != 0)
+                return fail(v, "dfa %u: state 0 is not dead (class %u goes to %u)", i, c,
+                            tr[c]);
+        if (acc[0] != -1)
+            return fail(v, "dfa %u: dead state 0 accepts", i);
+        for (uint32_t s = 0; s < ns; s++)
+            if (acc[s] != -1 && (acc[s] < 0 || (uint32_t)acc[s] >= d[i].npatterns))
+                return fail(v, "dfa %u: state %u accepts %d (only %u patterns)", i, s,
+                            (int)acc[s], d[i].npatterns);
+        t->dfas[i] = (sgr_dfa){ns, nc, cm, tr, acc};
+    }
+    return 0;
+}
+
+/* SETS: a known kind, words slice in WORDS and strictly sorted, dfa in range,
+ * TEXT sets carry a DFA (the line is never one exact word). */
+static int check_sets(vctx *v)
+{
+    const sgr_table *t = v->t;
+    for (uint32_t i = 0; i < t->nsets; i++) {
+        const sgt_set *s = &t->sets[i];
+        if (check_str(v, s->name, "set", i, "name"))
+            return -1;
+        if (s->kind != SGT_SETK_MATCH && s->kind != SGT_SETK_TEXT)
+            return fail(v, "set %u: unknown kind %u", i, s->kind);
+        if (!slice_ok(s->words_off, s->nwords, t->nwords))
+            return fail(v, "set %u: words [%u, +%u) outside words (%u)", i, s->words_off,
+                        s->nwords, t->nwords);
+        if (check_sorted_strs(v, t->words, s->words_off, s->nwords, "set", i, "words"))
+            return -1;
+        if (s->dfa != SGT_NONE && s->dfa >= t->ndfas)
+            return fail(v, "set %u: dfa %u out of range (%u dfas)", i, s->dfa, t->ndfas);
+        if (s->kind == SGT_SETK_TEXT && s->dfa == SGT_NONE)
+            return fail(v, "set %u: text set without a dfa", i);
+    }
+    return 0;
+}
+
+/* A set operand of instruction k in what/idx: in range and of the kind the op needs. */
+static int check_set_operand(vctx *v, uint32_t set, uint32_t kind, const char *what,
+                             uint32_t idx, uint32_t k, uint32_t op)
+{
+    const sgr_table *t = v->t;
+    if (set >= t->nsets)
+        return fail(v, "%s %u: set %u out of range (instruction %u, %s; %u sets)", what, idx,
+                    set, k, op_name[op], t->nsets);
+    if (t->sets[set].kind != kind)
+        return fail(v, "%s %u: set %u is a %s set, %s needs a %s set (instruction %u)", what,
+                    idx, set, t->sets[set].kind == SGT_SETK_TEXT ? "text" : "match",
+                    op_name[op], kind == SGT_SETK_TEXT ? "text" : "match", k);
+    return 0;
+}
+
+/* Code slice [off, off+len) words of rule/limit idx: in CODE, whole instructions,
+ * every operand in range, every jump forward and landing at most one past the end. */
+static int check_code(vctx *v, uint32_t off, uint32_t len, int allow_empty, const char *what,
+                      uint32_t idx)
+{
+    const sgr_table *t = v->t;
+    if (!slice_ok(off, len, t->ncode))
+        return fail(v, "%s %u: code [%u, +%u) outside code (%u words)", what, idx, off, len,
+                    t->ncode);
+    if (len % 2)
+        return fail(v, "%s %u: code length %u is not a whole number of instructions", what,
+                    idx, len);
+    if (len == 0 && !allow_empty)
+        return fail(v, "%s %u: empty condition code", what, idx);
+    uint32_t n = len / 2;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t w0 = t->code[off + 2 * k], b = t->code[off + 2 * k + 1];
+        uint32_t op = w0 & 0xff, a = w0 >> 8;
+        if (op >= SGT_NOPS)
+            return fail(v, "%s %u: unknown opcode %u (instruction %u)", what, idx, op, k);
+        if (op_uses_set[op]) {
+            uint32_t kind = op == SGT_OP_TEXT ? SGT_SETK_TEXT : SGT_SETK_MATCH;
+            int none_ok = op == SGT_OP_REDIR_WRITES || op == SGT_OP_REDIR_READS;
+            if (!(none_ok && b == SGT_NONE) && check_set_operand(v, b, kind, what, idx, k, op))
+                return -1;
+        }
+        switch (op) {
+        case SGT_OP_ASSIGNS_VAL:
+            if (check_set_operand(v, a, SGT_SETK_MATCH, what, idx, k, op))
+                return -1;
+            break;
+        case SGT_OP_ARGC:
+            if (a >= SGT_NCMPS)
+                return fail(v, "%s %u: argc comparison %u unknown (instruction %u)", what, idx,
+                            a, k);
+            break;
+        case SGT_OP_LUA:
+            if (b >= t->nhooks)
+                return fail(v, "%s %u: hook %u out of range (instruction %u; %u hooks)", what,
+                            idx, b, k, t->nhooks);
+            break;
+        case SGT_OP_JUMP_FALSE:
+        case SGT_OP_JUMP_TRUE:
+            if (b & 0x80000000u)
+                return fail(v, "%s %u: backward jump (instruction %u, skip %d)", what, idx, k,
+                            (int)(int32_t)b);
+            if ((uint64_t)k + 1 + b > n)
+                return fail(v, "%s %u: jump past the end of its code (instruction %u, skip %u, "
+                            "%u instructions)", what, idx, k, b, n);
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+static int check_rules(vctx *v)
+{
+    const sgr_table *t = v->t;
+    const uint32_t known = SGT_RULE_LINE | SGT_RULE_DYNAMIC | SGT_RULE_LUA;
+    for (uint32_t i = 0; i < t->nrules; i++) {
+        const sgt_rule *r = &t->rules[i];
+        if (check_str(v, r->id, "rule", i, "id") || check_str(v, r->msg, "rule", i, "msg") ||
+            check_str(v, r->hint, "rule", i, "hint"))
+            return -1;
+        if (r->decision >= SGT_NDECISIONS)
+            return fail(v, "rule %u: unknown decision %u", i, r->decision);
+        if (r->pack >= t->npacks)
+            return fail(v, "rule %u: pack %u out of range (%u packs)", i, r->pack, t->npacks);
+        if (r->flags & ~known)
+            return fail(v, "rule %u: unknown flags 0x%x", i, r->flags & ~known);
+        if (check_code(v, r->code_off, r->code_len, 0, "rule", i))
+            return -1;
+    }
+    return 0;
+}
+
+/* Heap-sort idx[0..n) by the names of the buckets they point at (no recursion, no
+ * allocation beyond idx itself; a hostile index cannot make this quadratic). */
+static int bucket_less(const sgr_table *t, uint32_t x, uint32_t y)
+{
+    return strcmp(sgr_str(t, t->index[x].name), sgr_str(t, t->index[y].name)) < 0;
+}
+
+static void sift(const sgr_table *t, uint32_t *idx, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && bucket_less(t, idx[c], idx[c + 1]))
+            c++;
+        if (!bucket_less(t, idx[root], idx[c]))
+            return;
+        uint32_t tmp = idx[root];
+        idx[root] = idx[c];
+        idx[c] = tmp;
+        root = c;
+    }
+}
+
+static void sort_buckets(const sgr_table *t, uint32_t *idx, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift(t, idx, i, n);
+    for (size_t end = n; end-- > 1;) {
+        uint32_t tmp = idx[0];
+        idx[0] = idx[end];
+        idx[end] = tmp;
+        sift(t, idx, 0, end);
+    }
+}
+
+/* INDEX: power-of-two size with at least one empty bucket (probes terminate), every
+ * name reachable from its hash by linear probing without crossing an empty bucket
+ * (lookups never miss), names unique, lists valid.  Linear time plus one sort. */
+static int check_index(vctx *v)
+{
+    const sgr_table *t = v->t;
+    uint32_t nb = t->nbuckets, mask = nb - 1, nfull = 0;
+    if (nb == 0)
+        return 0;
+    if (nb & mask)
+        return fail(v, "index: %u buckets is not a power of two", nb);
+    uint32_t last_empty = SGT_NONE;
+    for (uint32_t i = 0; i < nb; i++) {
+        const sgt_bucket *b = &t->index[i];
+        if (b->name == SGT_NONE) {
+            if (b->list_off || b->list_len)
+                return fail(v, "index: empty bucket %u has a list", i);
+            last_empty = i;
+            continue;
+        }
+        nfull++;
+        if (check_str(v, b->name, "index bucket", i, "name"))
+            return -1;
+        char what[80];
+        snprintf(what, sizeof what, "index bucket %u (\"%.40s\")", i, sgr_str(v->t, b->name));
+        if (check_list(v, b->list_off, b->list_len, what, ""))
+            return -1;
+    }
+    if (last_empty == SGT_NONE)
+        return fail(v, "index: no empty bucket (probes would not terminate)");
+    /* Walk the buckets starting after an empty one so each run of full buckets is seen
+     * whole: bucket p of a run that began at `start` is reachable iff its home lies in
+     * [start, p] (cyclically). */
+    uint32_t start = 0;
+    for (uint32_t s = 1; s <= nb; s++) {
+        uint32_t p = (last_empty + s) & mask;
+        const sgt_bucket *b = &t->index[p];
+        if (b->name == SGT_NONE)
+            continue;
+        if (t->index[(p - 1) & mask].name == SGT_NONE)
+            start = p;
+        const char *name = sgr_str(t, b->name);
+        uint32_t home = sgr_hash_name(name, strlen(name)) & mask;
+        if (((p - home) & mask) > ((p - start) & mask))
+            return fail(v, "index bucket %u (\"%.40s\"): not reachable by probing from its "
+                        "hash bucket %u", p, name, home);
+    }
+    uint32_t *idx = sg_malloc((size_t)nfull * sizeof *idx);
+    if (!idx)
+        return fail(v, "out of memory");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nb; i++)
+        if (t->index[i].name != SGT_NONE)
+            idx[k++] = i;
+    sort_buckets(t, idx, nfull);
+    for (k = 1; k < nfull; k++)
+        if (!bucket_less(t, idx[k - 1], idx[k])) {
+            int r = fail(v, "index: buckets %u and %u share the name \"%.40s\"", idx[k - 1],
+                         idx[k], sgr_str(t, t->index[idx[k]].name));
+            sg_free(idx);
+            return r;
+        }
+    sg_free(idx);
+    return 0;
+}
+
+static int check_progspecs(vctx *v)
+{
+    const sgr_table *t = v->t;
+    const uint32_t known = SGT_PROG_WRAPPER | SGT_PROG_RUNS_NOTHING | SGT_PROG_ASSIGNMENTS |
+                           SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const sgt_progspec *p = &t->progs[i];
+        if (check_str(v, p->name, "progspec", i, "name"))
+            return -1;
+        if (i && strcmp(sgr_str(t, t->progs[i - 1].name), sgr_str(t, p->name)) >= 0)
+            return fail(v, "progspec %u: names not strictly sorted", i);
+        if (p->flags & ~known)
+            return fail(v, "progspec %u: unknown flags 0x%x", i, p->flags & ~known);
+        const struct { uint32_t off, len; const char *name; } sl[4] = {
+            {p->value_off, p->value_len, "value options"},
+            {p->script_off, p->script_len, "script options"},
+            {p->exec_off, p->exec_len, "exec words"},
+            {p->end_off, p->end_len, "end words"},
+        };
+        for (int j = 0; j < 4; j++) {
+            if (!slice_ok(sl[j].off, sl[j].len, t->nprogopts))
+                return fail(v, "progspec %u: %s [%u, +%u) outside progopts (%u)", i,
+                            sl[j].name, sl[j].off, sl[j].len, t->nprogopts);
+            if (check_sorted_strs(v, t->progopts, sl[j].off, sl[j].len, "progspec", i,
+                                  sl[j].name))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_limits(vctx *v)
+{
+    const sgr_table *t = v->t;
+    for (uint32_t i = 0; i < t->nlimits; i++) {
+        const sgt_limit *l = &t->limits[i];
+        if (check_str(v, l->name, "limit", i, "name") || check_str(v, l->msg, "limit", i, "msg"))
+            return -1;
+        if (l->nwindows < 1 || l->nwindows > SGT_MAX_WINDOWS)
+            return fail(v, "limit %u: %u windows (need 1..%d)", i, l->nwindows, SGT_MAX_WINDOWS);
+        for (uint32_t w = 0; w < l->nwindows; w++)
+            if (l->count[w] < 1 || l->seconds[w] < 1)
+                return fail(v, "limit %u: window %u allows %u per %u s (both must be >= 1)", i,
+                            w, l->count[w], l->seconds[w]);
+        if (check_code(v, l->code_off, l->code_len, 1, "limit", i))
+            return -1;
+    }
+    return 0;
+}
+
+static int check_rest(vctx *v)
+{
+    const sgr_table *t = v->t;
+    const sgt_meta *m = t->meta;
+    if (check_str(v, m->pack_name, "meta", 0, "pack name") ||
+        check_str(v, m->pack_version, "meta", 0, "pack version") ||
+        check_str(v, m->default_msg, "meta", 0, "default message") ||
+        check_str(v, m->default_hint, "meta", 0, "default hint"))
+        return -1;
+    if (m->default_decision >= SGT_NDECISIONS)
+        return fail(v, "meta: unknown default decision %u", m->default_decision);
+    if (check_list(v, m->any_off, m->any_len, "meta", " any-rules") ||
+        check_list(v, m->line_off, m->line_len, "meta", " line-rules"))
+        return -1;
+    for (uint32_t i = 0; i < t->nhooks; i++)
+        if (check_str(v, t->hooks[i].name, "hook", i, "name") ||
+            check_str(v, t->hooks[i].source, "hook", i, "source"))
+            return -1;
+    for (uint32_t i = 0; i < t->ntests; i++) {
+        const sgt_test *x = &t->tests[i];
+        if (x->decision >= SGT_NDECISIONS)
+            return fail(v, "test %u: unknown decision %u", i, x->decision);
+        if (check_str(v, x->command, "test", i, "command") ||
+            check_str(v, x->rule, "test", i, "rule") || check_str(v, x->cwd, "test", i, "cwd") ||
+            check_str(v, x->file, "test", i, "file"))
+            return -1;
+    }
+    if (t->npacks < 1)
+        return fail(v, "packs: no pack");
+    for (uint32_t i = 0; i < t->npacks; i++)
+        if (check_str(v, t->packs[i].name, "pack", i, "name") ||
+            check_str(v, t->packs[i].version, "pack", i, "version") ||
+            check_str(v, t->packs[i].file, "pack", i, "file"))
+            return -1;
+    return 0;
+}
+
+int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen)
+{
+    vctx v = {NULL, err, errlen};
+    if (err && errlen)
+        err[0] = '\0';
+    *out = NULL;
+    if (!bytes)
+        return fail(&v, "no image");
+    if (size < sizeof(sgt_header))
+        return fail(&v, "truncated: %zu bytes, the header alone is %zu", size,
+                    sizeof(sgt_header));
+    if ((uintptr_t)bytes % 8)
+        return fail(&v, "image not 8-byte aligned in memory");
+    if (check_header(&v, bytes, size))
+        return -1;
+    sgr_table *t = sg_calloc(1, sizeof *t);
+    if (!t)
+        return fail(&v, "out of memory");
+    v.t = t;
+    t->base = bytes;
+    t->size = size;
+    t->hdr = bytes;
+    if (check_sections(&v))
+        goto bad;
+    if (t->hdr->sec[SGT_SEC_META].size != sizeof(sgt_meta)) {
+        fail(&v, "meta: %u bytes, expected exactly one record", t->hdr->sec[SGT_SEC_META].size);
+        goto bad;
+    }
+    map_sections(t);
+    /* Order matters: strings before anything holding a ref, dfas and hooks before the
+     * sets and code that index them, packs counted before rules name them. */
+    if (check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
+        check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
+        goto bad;
+    *out = t;
+    return 0;
+bad:
+    sgr_table_free(t);
+    return -1;
+}
+
+void sgr_table_free(sgr_table *t)
+{
+    if (!t)
+        return;
+    sg_free(t->dfas);
+    sg_free(t);
+}
+
+/* ------------------------------------------------------------------- lookups */
+
+const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t len, uint32_t *n)
+{
+    *n = 0;
+    if (t->nbuckets == 0)
+        return NULL;
+    uint32_t mask = t->nbuckets - 1;
+    /* Terminates: the loader proved at least one bucket is empty. */
+    for (uint32_t p = sgr_hash_name(name, len) & mask;; p = (p + 1) & mask) {
+        const sgt_bucket *b = &t->index[p];
+        if (b->name == SGT_NONE)
+            return NULL;
+        if (cmp_counted(sgr_str(t, b->name), name, len) == 0) {
+            *n = b->list_len;
+            return t->lists + b->list_off;
+        }
+    }
+}
+
+const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, size_t len)
+{
+    uint32_t lo = 0, hi = t->nprogs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = cmp_counted(sgr_str(t, t->progs[mid].name), name, len);
+        if (c == 0)
+            return &t->progs[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Binary search for s[0..n) among the strcmp-sorted string refs strs[0..cnt). */
+static int find_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, const char *s,
+                    size_t n)
+{
+    uint32_t lo = 0, hi = cnt;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = cmp_counted(sgr_str(t, strs[mid]), s, n);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
+{
+    const sgt_set *set = &t->sets[s];
+    if (find_str(t, t->words + set->words_off, set->nwords, str, len))
+        return 1;
+    return set->dfa != SGT_NONE && sgr_dfa_match(&t->dfas[set->dfa], str, len) >= 0;
+}
+
+int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)
+{
+    return find_str(t, t->progopts + off, len, str, slen);
+}
