@@ -1,0 +1,159 @@
+/* ast.h - the rule language's syntax tree, shared by grammar, resolver and emitter.
+ *
+ * Ownership: every node lives in the compilation's arena (sgc_comp.arena) and dies
+ * with it; nodes point into source text through spans, never copies, except where
+ * a value had to be decoded (string escapes). */
+#ifndef SGC_AST_H
+#define SGC_AST_H
+#include <stddef.h>
+#include <stdint.h>
+#include "common/arena.h"
+
+/* A place in a source file: file index into sgc_comp.files, byte range. */
+typedef struct sgc_loc {
+    uint32_t file, off, len;
+} sgc_loc;
+
+/* A token as the lexer hands it to the grammar. */
+typedef struct sgc_tok {
+    const char *text;    /* decoded value (strings, regex bodies) or span start */
+    uint32_t len;
+    uint32_t flags;      /* SGC_TOKF_* */
+    sgc_loc loc;
+} sgc_tok;
+
+#define SGC_TOKF_ICASE 0x1   /* regex /.../i */
+#define SGC_TOKF_GLOB  0x2   /* word with * ? [ */
+
+/* One member of a set expression. */
+typedef enum {
+    SGC_ITEM_WORD,       /* exact word (bare or quoted) */
+    SGC_ITEM_GLOB,
+    SGC_ITEM_REGEX,
+    SGC_ITEM_SETREF      /* a named set, resolved later */
+} sgc_item_kind;
+
+typedef struct sgc_item {
+    sgc_item_kind kind;
+    const char *text;
+    uint32_t len;
+    int icase;
+    sgc_loc loc;
+    struct sgc_item *next;
+} sgc_item;
+
+typedef struct sgc_setexpr {
+    sgc_item *head, *tail;
+    sgc_loc loc;
+    int32_t set_index;   /* assigned while lowering */
+} sgc_setexpr;
+
+#define SGC_COND_KINDS(X) \
+    X(AND) X(OR) X(NOT) X(ANY) X(PROGRAM) X(SUBCOMMAND) X(OPTION) X(OPTION_ALL) \
+    X(ARG) X(ARG_AT) X(ARGC) X(PATH_OUTSIDE) X(PATH_INSIDE) X(REDIR_WRITES) \
+    X(REDIR_READS) X(ASSIGNS) X(ASSIGNS_VAL) X(PIPED_FROM) X(PIPED_TO) X(DYNAMIC) \
+    X(LUA) X(TEXT_CONTAINS) X(TEXT_MATCHES) X(NESTED)
+
+typedef enum {
+#define X(k) SGC_C_##k,
+    SGC_COND_KINDS(X)
+#undef X
+} sgc_cond_kind;
+
+typedef struct sgc_cond {
+    sgc_cond_kind kind;
+    sgc_loc loc;
+    struct sgc_cond *a, *b;      /* AND/OR/NOT children */
+    sgc_setexpr *set, *set2;     /* matcher(s); NULL where none */
+    sgc_tok num, cmp;            /* ARG_AT position, ARGC comparison and number */
+    sgc_tok str;                 /* LUA hook name, NESTED kind */
+} sgc_cond;
+
+typedef struct sgc_rule {
+    int decision;                /* sgt_decision */
+    sgc_tok label;               /* len 0: none */
+    sgc_cond *cond;
+    sgc_tok msg, hint;           /* len 0 (and text NULL): none */
+    sgc_loc loc;
+    struct sgc_rule *next;
+} sgc_rule;
+
+typedef struct sgc_setdef {
+    sgc_tok name;
+    sgc_setexpr *expr;
+    struct sgc_setdef *next;
+    int32_t set_index;           /* lowering */
+    int resolving;               /* cycle detection */
+} sgc_setdef;
+
+/* wrapper / command declarations: clauses. */
+typedef enum {
+    SGC_CL_VALUE, SGC_CL_SKIP, SGC_CL_SCRIPT, SGC_CL_EXEC, SGC_CL_END,
+    SGC_CL_RUNS_NOTHING, SGC_CL_ASSIGNMENTS, SGC_CL_PERMUTE, SGC_CL_JOIN, SGC_CL_MOREARGS
+} sgc_clause_kind;
+
+typedef struct sgc_wlist {       /* a list of words/strings */
+    sgc_tok tok;
+    struct sgc_wlist *next;
+} sgc_wlist;
+
+typedef struct sgc_clause {
+    sgc_clause_kind kind;
+    sgc_wlist *words;
+    sgc_tok num;
+    sgc_loc loc;
+    struct sgc_clause *next;
+} sgc_clause;
+
+typedef struct sgc_progdecl {
+    int wrapper;                 /* 1: wrapper, 0: command */
+    sgc_wlist *names;
+    sgc_clause *clauses;
+    sgc_loc loc;
+    struct sgc_progdecl *next;
+} sgc_progdecl;
+
+typedef struct sgc_window {
+    sgc_tok count, dur;
+    struct sgc_window *next;
+} sgc_window;
+
+typedef struct sgc_limit {
+    sgc_tok name;
+    sgc_window *windows;
+    sgc_cond *when;
+    sgc_tok msg;
+    sgc_loc loc;
+    struct sgc_limit *next;
+} sgc_limit;
+
+typedef struct sgc_test {
+    int decision;
+    sgc_tok cmd, rule, cwd;
+    sgc_loc loc;
+    struct sgc_test *next;
+} sgc_test;
+
+typedef struct sgc_use {
+    sgc_tok what;
+    struct sgc_use *next;
+} sgc_use;
+
+/* Everything one source file declares, in order of appearance. */
+typedef struct sgc_file_ast {
+    sgc_tok pack_name, pack_version;     /* len 0: no pack header */
+    sgc_loc pack_loc;
+    int has_default;
+    int default_decision;
+    sgc_tok default_msg, default_hint;
+    sgc_loc default_loc;
+    sgc_use *uses, *uses_tail;
+    sgc_wlist *hooks, *hooks_tail;
+    sgc_setdef *sets, *sets_tail;
+    sgc_rule *rules, *rules_tail;
+    sgc_progdecl *progs, *progs_tail;
+    sgc_limit *limits, *limits_tail;
+    sgc_test *tests, *tests_tail;
+} sgc_file_ast;
+
+#endif

@@ -1,0 +1,808 @@
+/* sema.c - loads every source a pack uses, resolves names (sets, uses, rule ids),
+ * flattens sets and checks everything a pack author can get wrong, collecting
+ * several errors per run with "did you mean" for unknown names. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sema.h"
+#include "redfa.h"
+#include "runtime/sgt.h"
+#include "runtime/shparse.h"
+#include "common/alloc.h"
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static int tok_eq(const sgc_tok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->len == n && memcmp(t->text, s, n) == 0;
+}
+
+long sgc_tok_number(const sgc_tok *t)
+{
+    if (!t->len || t->len > 10)
+        return -1;
+    long v = 0;
+    for (uint32_t i = 0; i < t->len; i++) {
+        if (t->text[i] < '0' || t->text[i] > '9')
+            return -1;
+        v = v * 10 + (t->text[i] - '0');
+    }
+    return v > 0x7fffffffL ? -1 : v;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = sg_malloc(cap);
+    while (buf) {
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0)
+            break;
+        if (cap - n - 1 == 0) {
+            if (cap > (size_t)64 << 20) {       /* no rule file is that large */
+                sg_free(buf);
+                buf = NULL;
+                errno = EFBIG;
+                break;
+            }
+            char *nb = sg_realloc(buf, cap * 2);
+            if (!nb) {
+                sg_free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    if (buf && ferror(f)) {
+        sg_free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return sg_strndup(".", 1);
+    return sg_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int sgc_add_source(sgc_comp *c, const char *name, const char *dir, const char *text,
+                   size_t len, int embedded)
+{
+    if (c->nfiles == c->capfiles) {
+        uint32_t nc = c->capfiles ? c->capfiles * 2 : 8;
+        sgc_source *nf = sg_realloc(c->files, sizeof *nf * nc);
+        if (!nf)
+            return -1;
+        c->files = nf;
+        c->capfiles = nc;
+    }
+    sgc_source *s = &c->files[c->nfiles];
+    memset(s, 0, sizeof *s);
+    s->name = sg_strndup(name, strlen(name));
+    s->dir = dir ? sg_strndup(dir, strlen(dir)) : NULL;
+    s->text = sg_strndup(text, len);
+    s->len = len;
+    s->embedded = embedded;
+    if (!s->name || !s->text || (dir && !s->dir)) {
+        sg_free(s->name);
+        sg_free(s->dir);
+        sg_free(s->text);
+        return -1;
+    }
+    return (int)c->nfiles++;
+}
+
+static int find_source(sgc_comp *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->nfiles; i++)
+        if (strcmp(c->files[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Resolve `use W` from file f: relative path, -I dirs, then the embedded stdlib
+ * and packs.  Returns the file index or -1 (error reported). */
+static int resolve_use(sgc_comp *c, uint32_t f, const sgc_tok *w)
+{
+    char name[512], path[1100];
+    if (w->len == 0 || w->len >= sizeof name - 8) {
+        sgc_error(c, w->loc, "bad name in 'use'");
+        return -1;
+    }
+    memcpy(name, w->text, w->len);
+    name[w->len] = '\0';
+    if (memchr(name, '\0', w->len)) {
+        sgc_error(c, w->loc, "bad name in 'use'");
+        return -1;
+    }
+    int has_ext = w->len > 6 && strcmp(name + w->len - 6, ".rules") == 0;
+    const char *dirs[66];
+    size_t nd = 0;
+    if (c->files[f].dir)
+        dirs[nd++] = c->files[f].dir;
+    for (size_t i = 0; c->opt && i < c->opt->ninclude && nd < 64; i++)
+        dirs[nd++] = c->opt->include_dirs[i];
+    for (size_t i = 0; i < nd; i++) {
+        if (name[0] == '/')
+            snprintf(path, sizeof path, "%s%s", name, has_ext ? "" : ".rules");
+        else
+            snprintf(path, sizeof path, "%s/%s%s", dirs[i], name, has_ext ? "" : ".rules");
+        int have = find_source(c, path);
+        if (have >= 0)
+            return have;
+        size_t len;
+        char *text = read_file(path, &len);
+        if (text) {
+            char *d = dir_of(path);
+            int idx = d ? sgc_add_source(c, path, d, text, len, 0) : -1;
+            sg_free(d);
+            sg_free(text);
+            if (idx < 0) {
+                sgc_oom(c);
+                return -1;
+            }
+            sgc_parse_file(c, (uint32_t)idx);
+            return idx;
+        }
+        if (name[0] == '/')
+            break;
+    }
+    const char *etext;
+    size_t elen;
+    if (name[0] != '/' && name[0] != '.' && c->opt && c->opt->embedded
+        && c->opt->embedded(c->opt->embedded_ud, name, &etext, &elen)) {
+        char ename[600];
+        snprintf(ename, sizeof ename, "<%s>", name);
+        int have = find_source(c, ename);
+        if (have >= 0)
+            return have;
+        int idx = sgc_add_source(c, ename, NULL, etext, elen, 1);
+        if (idx < 0) {
+            sgc_oom(c);
+            return -1;
+        }
+        sgc_parse_file(c, (uint32_t)idx);
+        return idx;
+    }
+    sgc_error(c, w->loc, "cannot find '%s' to use (looked beside this file, in -I directories and in the embedded packs)", name);
+    return -1;
+}
+
+/* ---- name tables ---------------------------------------------------------- */
+
+typedef struct named {
+    const char *name;
+    uint32_t len;
+    void *ptr;
+    uint32_t file;
+} named;
+
+typedef struct ntab {
+    named *v;
+    uint32_t n, cap;
+} ntab;
+
+static named *ntab_find(ntab *t, const char *s, size_t len)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->v[i].len == len && memcmp(t->v[i].name, s, len) == 0)
+            return &t->v[i];
+    return NULL;
+}
+
+static int ntab_add(ntab *t, const char *s, uint32_t len, void *ptr, uint32_t file)
+{
+    if (t->n == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 16;
+        named *nv = sg_realloc(t->v, sizeof *nv * nc);
+        if (!nv)
+            return -1;
+        t->v = nv;
+        t->cap = nc;
+    }
+    t->v[t->n].name = s;
+    t->v[t->n].len = len;
+    t->v[t->n].ptr = ptr;
+    t->v[t->n].file = file;
+    t->n++;
+    return 0;
+}
+
+static const named *ntab_closest(const ntab *t, const char *s, size_t len)
+{
+    const named *best = NULL;
+    unsigned bd = len < 4 ? 1 : len < 8 ? 2 : 3;
+    for (uint32_t i = 0; i < t->n; i++) {
+        unsigned d = sgc_edit_distance(s, len, t->v[i].name, t->v[i].len);
+        if (d <= bd) {
+            bd = d;
+            best = &t->v[i];
+            if (d == 0)
+                break;
+        }
+    }
+    return best;
+}
+
+typedef struct sema {
+    sgc_comp *c;
+    sgc_program *p;
+    ntab sets;                       /* name -> sgc_setdef */
+    ntab ids;                        /* rule id -> sgc_lrule index (as pointer-sized) */
+    ntab labels;                     /* bare label -> rule index */
+} sema;
+
+/* ---- sets ----------------------------------------------------------------- */
+
+static int push_item(sema *s, sgc_item ***v, uint32_t *n, uint32_t *cap, sgc_item *it)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        sgc_item **nv = sg_realloc(*v, sizeof *nv * nc);
+        if (!nv) {
+            sgc_oom(s->c);
+            return -1;
+        }
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = it;
+    return 0;
+}
+
+static void check_pattern(sema *s, sgc_item *it)
+{
+    sgc_dfa_error err;
+    memset(&err, 0, sizeof err);
+    if (it->kind == SGC_ITEM_REGEX) {
+        if (sgc_regex_check(it->text, it->len, &err) < 0) {
+            sgc_loc l = it->loc;
+            l.off += 1 + (uint32_t)err.offset;
+            l.len = 1;
+            sgc_error(s->c, l, "bad regex: %s", err.msg);
+            return;
+        }
+    }
+    if (it->kind == SGC_ITEM_REGEX || it->kind == SGC_ITEM_GLOB) {
+        sgc_pattern pat = { it->kind == SGC_ITEM_REGEX ? SGC_PAT_REGEX : SGC_PAT_GLOB,
+                            it->text, it->len, it->icase, 0 };
+        int e = sgc_pattern_is_empty(&pat, s->c->opt && s->c->opt->max_dfa_states ? s->c->opt->max_dfa_states : 4096, &err);
+        if (e == 1)
+            sgc_error(s->c, it->loc, "this pattern can never match anything");
+        else if (e < 0)
+            sgc_error(s->c, it->loc, "%s", err.msg);
+    }
+}
+
+/* Append the items of e to v, expanding set references (cycles reported). */
+static int flatten(sema *s, sgc_setexpr *e, sgc_item ***v, uint32_t *n, uint32_t *cap)
+{
+    for (sgc_item *it = e->head; it; it = it->next) {
+        if (it->kind != SGC_ITEM_SETREF) {
+            if (push_item(s, v, n, cap, it) < 0)
+                return -1;
+            continue;
+        }
+        named *d = ntab_find(&s->sets, it->text, it->len);
+        if (!d) {
+            const named *near = ntab_closest(&s->sets, it->text, it->len);
+            char note[200];
+            if (near)
+                snprintf(note, sizeof note, "did you mean '%.*s'?", (int)near->len, near->name);
+            if (near)
+                sgc_error_note(s->c, it->loc, note, "unknown set '%.*s'", (int)it->len, it->text);
+            else
+                sgc_error(s->c, it->loc, "unknown set '%.*s' (write a word in braces, { %.*s }, to match it literally)",
+                          (int)it->len, it->text, (int)it->len, it->text);
+            continue;
+        }
+        sgc_setdef *def = d->ptr;
+        if (def->resolving) {
+            sgc_error(s->c, it->loc, "set '%.*s' includes itself", (int)it->len, it->text);
+            continue;
+        }
+        def->resolving = 1;
+        int r = flatten(s, def->expr, v, n, cap);
+        def->resolving = 0;
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int new_lset(sema *s, const char *name, uint32_t name_len, uint32_t kind, sgc_setexpr *e)
+{
+    sgc_program *p = s->p;
+    if (p->nsets == p->capsets) {
+        uint32_t nc = p->capsets ? p->capsets * 2 : 32;
+        sgc_lset *nv = sg_realloc(p->sets, sizeof *nv * nc);
+        if (!nv) {
+            sgc_oom(s->c);
+            return -1;
+        }
+        p->sets = nv;
+        p->capsets = nc;
+    }
+    sgc_lset *ls = &p->sets[p->nsets];
+    memset(ls, 0, sizeof *ls);
+    ls->name = name;
+    ls->name_len = name_len;
+    ls->kind = kind;
+    ls->loc = e->loc;
+    uint32_t cap = 0;
+    if (flatten(s, e, &ls->items, &ls->nitems, &cap) < 0) {
+        sg_free(ls->items);
+        return -1;
+    }
+    p->nsets++;
+    if (ls->nitems == 0) {
+        sgc_error(s->c, e->loc, "empty set: it can never match");
+        return (int)p->nsets - 1;
+    }
+    for (uint32_t i = 0; i < ls->nitems; i++)
+        if (ls->items[i]->kind == SGC_ITEM_WORD && memchr(ls->items[i]->text, '\0', ls->items[i]->len))
+            sgc_error(s->c, ls->items[i]->loc, "a word cannot hold a NUL byte");
+    return (int)p->nsets - 1;
+}
+
+/* Give matcher e a table set (named sets shared by kind). */
+static void lower_matcher(sema *s, sgc_setexpr *e, uint32_t kind)
+{
+    if (!e || e->set_index >= 0)
+        return;
+    if (e->head && !e->head->next && e->head->kind == SGC_ITEM_SETREF) {
+        named *d = ntab_find(&s->sets, e->head->text, e->head->len);
+        if (d) {
+            sgc_setdef *def = d->ptr;
+            for (uint32_t i = 0; i < s->p->nsets; i++)
+                if (s->p->sets[i].name == def->name.text && s->p->sets[i].kind == kind) {
+                    e->set_index = (int32_t)i;
+                    return;
+                }
+            e->set_index = new_lset(s, def->name.text, def->name.len, kind, def->expr);
+            return;
+        }
+    }
+    e->set_index = new_lset(s, "", 0, kind, e);
+}
+
+static int only_words(const sgc_program *p, int32_t set)
+{
+    if (set < 0)
+        return 0;
+    const sgc_lset *ls = &p->sets[set];
+    for (uint32_t i = 0; i < ls->nitems; i++)
+        if (ls->items[i]->kind != SGC_ITEM_WORD)
+            return 0;
+    return 1;
+}
+
+static const char *const nest_kind_names[] = {
+#define X(name, text) text,
+    SGR_NEST_KINDS(X)
+#undef X
+};
+
+/* Resolve and check one condition tree. */
+static void check_cond(sema *s, sgc_cond *c)
+{
+    if (!c)
+        return;
+    switch (c->kind) {
+    case SGC_C_AND: case SGC_C_OR:
+        check_cond(s, c->a);
+        check_cond(s, c->b);
+        return;
+    case SGC_C_NOT:
+        check_cond(s, c->a);
+        return;
+    case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
+        lower_matcher(s, c->set, SGT_SETK_TEXT);
+        return;
+    case SGC_C_ARG_AT:
+        if (sgc_tok_number(&c->num) < 0 || sgc_tok_number(&c->num) > 0xffff)
+            sgc_error(s->c, c->num.loc, "'arg at' needs a position from 0 to 65535, not '%.*s'",
+                      (int)c->num.len, c->num.text);
+        lower_matcher(s, c->set, SGT_SETK_MATCH);
+        return;
+    case SGC_C_ARGC: {
+        static const char *const cmps[] = { "==", "!=", "<", "<=", ">", ">=" };
+        int ok = 0;
+        for (int i = 0; i < 6; i++)
+            ok |= tok_eq(&c->cmp, cmps[i]);
+        if (!ok)
+            sgc_error(s->c, c->cmp.loc, "argc compares with == != < <= > >=, not '%.*s'",
+                      (int)c->cmp.len, c->cmp.text);
+        if (sgc_tok_number(&c->num) < 0)
+            sgc_error(s->c, c->num.loc, "argc compares with a number, not '%.*s'",
+                      (int)c->num.len, c->num.text);
+        return;
+    }
+    case SGC_C_OPTION_ALL:
+        lower_matcher(s, c->set, SGT_SETK_MATCH);
+        if (c->set && c->set->set_index >= 0 && !only_words(s->p, c->set->set_index))
+            sgc_error(s->c, c->loc, "'option all' needs plain words: a pattern cannot say which options must all be present");
+        return;
+    case SGC_C_LUA:
+        sgc_error(s->c, c->loc, "Lua hooks are not available in this version of shellgate");
+        return;
+    case SGC_C_NESTED: {
+        int ok = 0;
+        for (size_t i = 0; i < sizeof nest_kind_names / sizeof *nest_kind_names; i++)
+            ok |= tok_eq(&c->str, nest_kind_names[i]);
+        if (!ok)
+            sgc_error(s->c, c->str.loc, "unknown nesting '%.*s' (top, cmdsub, procsub, wrapped, script, exec, heredoc)",
+                      (int)c->str.len, c->str.text);
+        return;
+    }
+    case SGC_C_ASSIGNS_VAL:
+        lower_matcher(s, c->set, SGT_SETK_MATCH);
+        lower_matcher(s, c->set2, SGT_SETK_MATCH);
+        return;
+    default:
+        lower_matcher(s, c->set, SGT_SETK_MATCH);
+        return;
+    }
+}
+
+/* ---- shadowing: a later rule whose conjuncts include all of an earlier deny's
+ * conjuncts can never decide (the deny matches whenever it does). ------------ */
+
+static uint64_t hash_bytes(uint64_t h, const void *d, size_t n)
+{
+    const unsigned char *p = d;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint64_t hash_set(const sgc_program *p, const sgc_setexpr *e, uint64_t h)
+{
+    if (!e || e->set_index < 0)
+        return hash_bytes(h, "-", 1);
+    const sgc_lset *ls = &p->sets[e->set_index];
+    for (uint32_t i = 0; i < ls->nitems; i++) {
+        h = hash_bytes(h, &ls->items[i]->kind, sizeof ls->items[i]->kind);
+        h = hash_bytes(h, ls->items[i]->text, ls->items[i]->len);
+        h = hash_bytes(h, "\0", 1);
+    }
+    return h;
+}
+
+static uint64_t hash_cond(const sgc_program *p, const sgc_cond *c)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (!c)
+        return h;
+    h = hash_bytes(h, &c->kind, sizeof c->kind);
+    if (c->a)
+        h ^= hash_cond(p, c->a) * 3;
+    if (c->b)
+        h ^= hash_cond(p, c->b) * 7;
+    h = hash_set(p, c->set, h);
+    h = hash_set(p, c->set2, h);
+    h = hash_bytes(h, c->num.text ? c->num.text : "", c->num.len);
+    h = hash_bytes(h, c->cmp.text ? c->cmp.text : "", c->cmp.len);
+    h = hash_bytes(h, c->str.text ? c->str.text : "", c->str.len);
+    return h;
+}
+
+#define MAXCONJ 6
+static unsigned conjuncts(sgc_cond *c, sgc_cond **out, unsigned n)
+{
+    if (!c)
+        return n;
+    if (c->kind == SGC_C_AND) {
+        n = conjuncts(c->a, out, n);
+        return conjuncts(c->b, out, n);
+    }
+    if (n < MAXCONJ + 1)
+        out[n] = c;
+    return n + 1;
+}
+
+typedef struct shadow_ent {
+    uint64_t key;
+    uint32_t rule;
+} shadow_ent;
+
+static void check_shadowing(sema *s)
+{
+    sgc_program *p = s->p;
+    uint32_t cap = 16;
+    while (cap < p->nrules * 4)
+        cap *= 2;
+    shadow_ent *tab = sg_calloc(cap, sizeof *tab);
+    if (!tab) {
+        sgc_oom(s->c);
+        return;
+    }
+    for (uint32_t i = 0; i < p->nrules; i++) {
+        sgc_cond *cj[MAXCONJ + 1];
+        unsigned n = conjuncts(p->rules[i].rule->cond, cj, 0);
+        if (n <= MAXCONJ && n > 0) {
+            uint64_t hs[MAXCONJ];
+            for (unsigned k = 0; k < n; k++)
+                hs[k] = hash_cond(p, cj[k]) | 1;
+            /* every non-empty subset of the conjuncts: is it an earlier deny? */
+            for (unsigned mask = 1; mask < (1u << n); mask++) {
+                uint64_t key = 0;
+                for (unsigned k = 0; k < n; k++)
+                    if (mask & (1u << k))
+                        key += hs[k] * 0x9e3779b97f4a7c15ULL;
+                for (uint32_t slot = (uint32_t)(key >> 7) & (cap - 1); tab[slot].key; slot = (slot + 1) & (cap - 1)) {
+                    if (tab[slot].key == key) {
+                        const sgc_lrule *d = &p->rules[tab[slot].rule];
+                        char note[300];
+                        snprintf(note, sizeof note, "the deny %s matches every command this rule matches",
+                                 d->id);
+                        sgc_error_note(s->c, p->rules[i].rule->loc, note,
+                                       "rule %s is shadowed by an earlier deny and can never decide",
+                                       p->rules[i].id);
+                        mask = 1u << n;
+                        break;
+                    }
+                }
+            }
+        }
+        if (p->rules[i].rule->decision == SGT_DENY && n <= MAXCONJ && n > 0) {
+            uint64_t key = 0;
+            for (unsigned k = 0; k < n; k++)
+                key += (hash_cond(p, cj[k]) | 1) * 0x9e3779b97f4a7c15ULL;
+            uint32_t slot = (uint32_t)(key >> 7) & (cap - 1);
+            while (tab[slot].key && tab[slot].key != key)
+                slot = (slot + 1) & (cap - 1);
+            if (!tab[slot].key) {
+                tab[slot].key = key;
+                tab[slot].rule = i;
+            }
+        }
+    }
+    sg_free(tab);
+}
+
+/* ---- the driver ----------------------------------------------------------- */
+
+static void visit(sema *s, uint32_t f, uint8_t *state)
+{
+    if (state[f])
+        return;
+    state[f] = 1;
+    for (sgc_use *u = s->c->files[f].ast.uses; u; u = u->next) {
+        int idx = (int)(intptr_t)u->what.flags;   /* resolved index + 1, see below */
+        if (idx > 0)
+            visit(s, (uint32_t)idx - 1, state);
+    }
+    s->p->order[s->p->norder++] = f;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
+{
+    sema s;
+    memset(&s, 0, sizeof s);
+    memset(p, 0, sizeof *p);
+    s.c = c;
+    s.p = p;
+    sgc_loc none = { UINT32_MAX, 0, 0 };
+    if (n == 0) {
+        sgc_error(c, none, "no rule file given");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len = inputs[i].len;
+        char *owned = NULL;
+        const char *text = inputs[i].text;
+        if (!text) {
+            owned = read_file(inputs[i].name, &len);
+            if (!owned) {
+                sgc_error(c, none, "cannot read '%s': %s", inputs[i].name, strerror(errno));
+                continue;
+            }
+            text = owned;
+        }
+        char *d = inputs[i].text ? NULL : dir_of(inputs[i].name);
+        int idx = sgc_add_source(c, inputs[i].name, d, text, len, inputs[i].text != NULL);
+        sg_free(d);
+        sg_free(owned);
+        if (idx < 0) {
+            sgc_oom(c);
+            return -1;
+        }
+        sgc_parse_file(c, (uint32_t)idx);
+    }
+    if (c->nerrors)
+        return -1;
+    p->ninputs = c->nfiles;
+    /* follow `use`; the use token's flags field records the resolved file + 1 */
+    for (uint32_t f = 0; f < c->nfiles && !c->oom; f++) {
+        for (sgc_use *u = c->files[f].ast.uses; u; u = u->next) {
+            int idx = resolve_use(c, f, &u->what);
+            u->what.flags = idx >= 0 ? (uint32_t)idx + 1 : 0;
+            if (c->oom)
+                return -1;
+        }
+    }
+    if (c->nerrors)
+        return -1;
+    p->order = sg_malloc(sizeof(uint32_t) * c->nfiles);
+    uint8_t *state = sg_calloc(c->nfiles, 1);
+    if (!p->order || !state) {
+        sg_free(state);
+        sgc_oom(c);
+        return -1;
+    }
+    for (uint32_t f = 0; f < p->ninputs; f++)
+        visit(&s, f, state);
+    for (uint32_t f = 0; f < c->nfiles; f++)
+        visit(&s, f, state);
+    sg_free(state);
+    p->main_file = 0;
+
+    /* packs */
+    p->packs = sg_calloc(c->nfiles, sizeof *p->packs);
+    if (!p->packs) {
+        sgc_oom(c);
+        return -1;
+    }
+    for (uint32_t f = 0; f < c->nfiles; f++) {
+        sgc_file_ast *a = &c->files[f].ast;
+        sgc_lpack *pk = &p->packs[p->npacks++];
+        pk->file = f;
+        if (a->pack_name.len) {
+            pk->name = a->pack_name.text;
+            pk->name_len = a->pack_name.len;
+            long v = sgc_tok_number(&a->pack_version);
+            if (v < 0)
+                sgc_error(c, a->pack_version.loc, "pack version must be a whole number, not '%.*s'",
+                          (int)a->pack_version.len, a->pack_version.text);
+            pk->version = v < 0 ? 0 : (uint32_t)v;
+        } else {
+            pk->name = base_name(c->files[f].name);
+            pk->name_len = (uint32_t)strlen(pk->name);
+        }
+    }
+    sgc_file_ast *mainast = &c->files[0].ast;
+    sgc_loc start = { 0, 0, 0 };
+    if (!mainast->pack_name.len)
+        sgc_error(c, start, "a pack starts with 'pack NAME version N'");
+    if (!mainast->has_default)
+        sgc_error(c, mainast->pack_name.len ? mainast->pack_loc : start,
+                  "pack has no 'default': say what happens to a command no rule matches (e.g. default deny \"...\")");
+
+    /* sets: one namespace over every file */
+    for (uint32_t k = 0; k < p->norder; k++) {
+        uint32_t f = p->order[k];
+        for (sgc_setdef *d = c->files[f].ast.sets; d; d = d->next) {
+            named *prev = ntab_find(&s.sets, d->name.text, d->name.len);
+            if (prev) {
+                sgc_error(c, d->name.loc, "set '%.*s' is defined twice", (int)d->name.len, d->name.text);
+                continue;
+            }
+            if (ntab_add(&s.sets, d->name.text, d->name.len, d, f) < 0) {
+                sgc_oom(c);
+                goto out;
+            }
+        }
+    }
+    /* every named set is checked (patterns, emptiness) even if unused */
+    for (uint32_t i = 0; i < s.sets.n && !c->oom; i++) {
+        sgc_setdef *d = s.sets.v[i].ptr;
+        sgc_setexpr tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.head = tmp.tail = NULL;
+        sgc_item ref;
+        memset(&ref, 0, sizeof ref);
+        ref.kind = SGC_ITEM_SETREF;
+        ref.text = d->name.text;
+        ref.len = d->name.len;
+        ref.loc = d->name.loc;
+        tmp.head = tmp.tail = &ref;
+        tmp.loc = d->expr->loc;
+        tmp.set_index = -1;
+        lower_matcher(&s, &tmp, SGT_SETK_MATCH);
+    }
+    for (uint32_t i = 0; i < p->nsets; i++)
+        for (uint32_t k = 0; k < p->sets[i].nitems; k++)
+            check_pattern(&s, p->sets[i].items[k]);
+
+    /* rules, dependencies first */
+    uint32_t nr = 0;
+    for (uint32_t f = 0; f < c->nfiles; f++)
+        for (sgc_rule *r = c->files[f].ast.rules; r; r = r->next)
+            nr++;
+    p->rules = sg_calloc(nr ? nr : 1, sizeof *p->rules);
+    if (!p->rules) {
+        sgc_oom(c);
+        goto out;
+    }
+    for (uint32_t k = 0; k < p->norder && !c->oom; k++) {
+        uint32_t f = p->order[k];
+        for (sgc_rule *r = c->files[f].ast.rules; r; r = r->next) {
+            sgc_lrule *lr = &p->rules[p->nrules];
+            lr->rule = r;
+            lr->file = f;
+            lr->pack = f;
+            lr->line = sgc_line_of(c, f, r->loc.off);
+            char idbuf[600];
+            if (r->label.len)
+                snprintf(idbuf, sizeof idbuf, "%.*s:%.*s", (int)p->packs[f].name_len, p->packs[f].name,
+                         (int)r->label.len, r->label.text);
+            else
+                snprintf(idbuf, sizeof idbuf, "%s:%u", base_name(c->files[f].name), lr->line);
+            lr->id = sg_arena_strndup(&c->arena, idbuf, strlen(idbuf));
+            if (!lr->id) {
+                sgc_oom(c);
+                goto out;
+            }
+            if (ntab_find(&s.ids, lr->id, (uint32_t)strlen(lr->id))) {
+                sgc_error(c, r->label.loc, "rule name '%.*s' is used twice in this pack",
+                          (int)r->label.len, r->label.text);
+            } else if (ntab_add(&s.ids, lr->id, (uint32_t)strlen(lr->id), (void *)(uintptr_t)p->nrules, f) < 0
+                       || (r->label.len && ntab_add(&s.labels, r->label.text, r->label.len,
+                                                    (void *)(uintptr_t)p->nrules, f) < 0)) {
+                sgc_oom(c);
+                goto out;
+            }
+            check_cond(&s, r->cond);
+            p->nrules++;
+        }
+    }
+    /* limits */
+    for (uint32_t k = 0; k < p->norder; k++)
+        for (sgc_limit *l = c->files[p->order[k]].ast.limits; l; l = l->next)
+            check_cond(&s, l->when);
+    /* tests of the given files name real rules */
+    for (uint32_t f = 0; f < p->ninputs; f++)
+        for (sgc_test *t = c->files[f].ast.tests; t; t = t->next) {
+            if (!t->rule.len)
+                continue;
+            if (ntab_find(&s.ids, t->rule.text, t->rule.len) || ntab_find(&s.labels, t->rule.text, t->rule.len))
+                continue;
+            const named *near = ntab_closest(&s.labels, t->rule.text, t->rule.len);
+            char note[200];
+            if (near)
+                snprintf(note, sizeof note, "did you mean '%.*s'?", (int)near->len, near->name);
+            sgc_error_note(c, t->rule.loc, near ? note : NULL, "test names rule '%.*s', which does not exist",
+                           (int)t->rule.len, t->rule.text);
+        }
+    if (!c->nerrors)
+        check_shadowing(&s);
+out:
+    sg_free(s.sets.v);
+    sg_free(s.ids.v);
+    sg_free(s.labels.v);
+    return c->nerrors ? -1 : 0;
+}
+
+void sgc_program_free(sgc_program *p)
+{
+    for (uint32_t i = 0; i < p->nsets; i++)
+        sg_free(p->sets[i].items);
+    sg_free(p->sets);
+    sg_free(p->rules);
+    sg_free(p->packs);
+    sg_free(p->order);
+    memset(p, 0, sizeof *p);
+}
