@@ -270,8 +270,7 @@ static void dump_meta(dumper *d)
     const sgt_meta *m = t->meta;
     put_str(d, "meta\n  pack ");
     put_quoted(d, sgr_str(t, m->pack_name));
-    put_str(d, " version ");
-    put_quoted(d, sgr_str(t, m->pack_version));
+    putf(d, " version %u", m->pack_version);
     putf(d, "\n  default %s ", ddecision[m->default_decision]);
     put_quoted(d, sgr_str(t, m->default_msg));
     if (m->default_hint) {
@@ -433,8 +432,7 @@ static void dump_rest(dumper *d)
         const sgt_pack *p = &t->packs[i];
         putf(d, "  pack#%u ", i);
         put_quoted(d, sgr_str(t, p->name));
-        put_str(d, " version ");
-        put_quoted(d, sgr_str(t, p->version));
+        putf(d, " version %u", p->version);
         put_str(d, " file ");
         put_quoted(d, sgr_str(t, p->file));
         put(d, "\n", 1);

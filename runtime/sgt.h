@@ -82,7 +82,8 @@ static inline int sgt_strictness(uint32_t d)
 }
 
 typedef struct sgt_meta {
-    uint32_t pack_name, pack_version;     /* the outermost pack */
+    uint32_t pack_name;                   /* string: the outermost pack */
+    uint32_t pack_version;                /* a number, not a string */
     uint32_t default_decision, default_msg, default_hint;
     uint32_t any_off, any_len;            /* LISTS slice: rules not indexed by program */
     uint32_t line_off, line_len;          /* LISTS slice: rules on the whole line only */
@@ -227,8 +228,9 @@ typedef struct sgt_test {
 } sgt_test;
 
 typedef struct sgt_pack {
-    uint32_t name, version;
-    uint32_t file;                        /* file name as loaded */
+    uint32_t name;                        /* string */
+    uint32_t version;                     /* a number */
+    uint32_t file;                        /* string: file name as loaded */
     uint32_t reserved;
 } sgt_pack;
 

@@ -567,7 +567,6 @@ static int check_rest(vctx *v)
     const sgr_table *t = v->t;
     const sgt_meta *m = t->meta;
     if (check_str(v, m->pack_name, "meta", 0, "pack name") ||
-        check_str(v, m->pack_version, "meta", 0, "pack version") ||
         check_str(v, m->default_msg, "meta", 0, "default message") ||
         check_str(v, m->default_hint, "meta", 0, "default hint"))
         return -1;
@@ -593,7 +592,6 @@ static int check_rest(vctx *v)
         return fail(v, "packs: no pack");
     for (uint32_t i = 0; i < t->npacks; i++)
         if (check_str(v, t->packs[i].name, "pack", i, "name") ||
-            check_str(v, t->packs[i].version, "pack", i, "version") ||
             check_str(v, t->packs[i].file, "pack", i, "file"))
             return -1;
     return 0;

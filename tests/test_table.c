@@ -219,7 +219,7 @@ static void build_sample(tb *b)
     static const uint32_t any[] = {0, 3}, line[] = {2};
     sgt_meta m = {0};
     m.pack_name = tb_str(b, "demo");
-    m.pack_version = tb_str(b, "1");
+    m.pack_version = 1;
     m.default_decision = SGT_DENY;
     m.default_msg = tb_str(b, "'{program}' is not allowed");
     m.default_hint = tb_str(b, "ask an admin");
@@ -276,7 +276,7 @@ static void build_sample(tb *b)
     t = (sgt_test){SGT_ALLOW, tb_str(b, "ls"), 0, tb_str(b, "/tmp"), tb_str(b, "demo.rules"), 10};
     tb_add(b, SGT_SEC_TESTS, &t, sizeof t);
 
-    sgt_pack pk = {tb_str(b, "demo"), tb_str(b, "1"), tb_str(b, "demo.rules"), 0};
+    sgt_pack pk = {tb_str(b, "demo"), 1, tb_str(b, "demo.rules"), 0};
     tb_add(b, SGT_SEC_PACKS, &pk, sizeof pk);
 }
 
@@ -418,27 +418,27 @@ static void test_load_and_lookup(void)
 
 /* The whole listing of the sample table, pinned (STYLE 11). */
 static const char golden_dump[] =
-    "table v1, 1968 bytes, checksum e156dc5d9ea23fab\n"
+    "table v1, 1960 bytes, checksum db593ac9469fd9f2\n"
     "source sha256 a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n"
     "sections\n"
     "  meta       off    200 size     56\n"
-    "  strings    off    256 size    345\n"
-    "  sets       off    608 size     80\n"
-    "  words      off    688 size     20\n"
-    "  dfas       off    712 size     32\n"
-    "  dfadata    off    744 size    584\n"
-    "  code       off   1328 size     88\n"
-    "  rules      off   1416 size    160\n"
-    "  index      off   1576 size     48\n"
-    "  lists      off   1624 size     24\n"
-    "  progspecs  off   1648 size     88\n"
-    "  progopts   off   1736 size     16\n"
-    "  limits     off   1752 size    112\n"
-    "  hooks      off   1864 size     40\n"
-    "  tests      off   1904 size     48\n"
-    "  packs      off   1952 size     16\n"
+    "  strings    off    256 size    341\n"
+    "  sets       off    600 size     80\n"
+    "  words      off    680 size     20\n"
+    "  dfas       off    704 size     32\n"
+    "  dfadata    off    736 size    584\n"
+    "  code       off   1320 size     88\n"
+    "  rules      off   1408 size    160\n"
+    "  index      off   1568 size     48\n"
+    "  lists      off   1616 size     24\n"
+    "  progspecs  off   1640 size     88\n"
+    "  progopts   off   1728 size     16\n"
+    "  limits     off   1744 size    112\n"
+    "  hooks      off   1856 size     40\n"
+    "  tests      off   1896 size     48\n"
+    "  packs      off   1944 size     16\n"
     "meta\n"
-    "  pack \"demo\" version \"1\"\n"
+    "  pack \"demo\" version 1\n"
     "  default deny \"'{program}' is not allowed\" hint \"ask an admin\"\n"
     "  any-rules [0 3]\n"
     "  line-rules [2]\n"
@@ -496,7 +496,7 @@ static const char golden_dump[] =
     "  test#0 deny \"rm -rf /\" rule \"demo:rm_rf\" at \"demo.rules\":9\n"
     "  test#1 allow \"ls\" cwd \"/tmp\" at \"demo.rules\":10\n"
     "packs\n"
-    "  pack#0 \"demo\" version \"1\" file \"demo.rules\"\n";
+    "  pack#0 \"demo\" version 1 file \"demo.rules\"\n";
 
 static void test_dump(void)
 {
@@ -852,12 +852,12 @@ static const struct {
     {"rule decision", m_rule_decision, "table: rule 0: unknown decision 3"},
     {"rule pack", m_rule_pack, "table: rule 0: pack 1 out of range"},
     {"rule flags", m_rule_flags, "table: rule 0: unknown flags 0x8"},
-    {"rule msg ref", m_rule_msg, "table: rule 0: msg string ref 345 out of range"},
+    {"rule msg ref", m_rule_msg, "table: rule 0: msg string ref 341 out of range"},
     {"rule id ref", m_rule_id, "table: rule 2: id string ref 4294967295 out of range"},
     {"unsorted words", m_words_unsorted, "table: set 0: words not strictly sorted"},
     {"duplicate words", m_words_dup, "table: set 0: words not strictly sorted"},
     {"words slice", m_words_slice, "table: set 3: words [5, +1) outside words"},
-    {"word string ref", m_word_ref, "table: set 3: words string ref 346 out of range"},
+    {"word string ref", m_word_ref, "table: set 3: words string ref 342 out of range"},
     {"set kind", m_set_kind, "table: set 1: unknown kind 2"},
     {"set dfa", m_set_dfa, "table: set 0: dfa 2 out of range"},
     {"text set without dfa", m_text_no_dfa, "table: set 2: text set without a dfa"},
@@ -875,10 +875,10 @@ static const struct {
     {"dfa data", m_dfa_data, "table: dfa 1: data [296, +292) outside dfadata (584 bytes)"},
     {"dfa data alignment", m_dfa_align, "table: dfa 0: data offset 2 not 4-byte aligned"},
     {"overlapping sections", m_overlap, "table: section sets: offset 256 overlaps"},
-    {"sections out of order", m_order, "table: section progspecs: offset 1648 overlaps the previous section or is out of directory order"},
-    {"misaligned section", m_misaligned, "table: section sets: offset 612 not 8-byte aligned"},
+    {"sections out of order", m_order, "table: section progspecs: offset 1640 overlaps the previous section or is out of directory order"},
+    {"misaligned section", m_misaligned, "table: section sets: offset 604 not 8-byte aligned"},
     {"section in header", m_in_header, "table: section meta: offset 192 inside the header"},
-    {"section past end", m_past_end, "table: section packs: [1952, +32) runs past the end"},
+    {"section past end", m_past_end, "table: section packs: [1944, +32) runs past the end"},
     {"section offset wraps", m_wrap, "table: section packs: [4294967288, +16) runs past the end"},
     {"record size", m_rec_size, "table: section rules: size 156 not a multiple of its record size 40"},
     {"no meta", m_meta_size, "table: meta: 0 bytes, expected exactly one record"},
@@ -896,7 +896,7 @@ static const struct {
     {"duplicate bucket", m_dup_bucket, "share the name \"rm\""},
     {"no empty bucket", m_no_empty, "table: index: no empty bucket"},
     {"empty bucket with list", m_empty_with_list, "has a list"},
-    {"bucket name ref", m_bucket_name, "name string ref 345 out of range"},
+    {"bucket name ref", m_bucket_name, "name string ref 341 out of range"},
     {"list id out of range", m_list_range, "(\"rm\"): rule id 99 out of range (4 rules)"},
     {"list not ascending", m_list_order, "(\"rm\"): rule ids not strictly ascending"},
     {"list slice", m_list_slice, "(\"ls\"): list [6, +1) outside lists"},

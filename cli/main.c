@@ -1,0 +1,661 @@
+/* main.c - the shellgate command: compile, check, test, explain, dump.
+ * The only code that prints; exit codes are part of the CLI contract (DESIGN.md). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lib/policy.h"
+#include "lib/embedded.h"
+#include "runtime/unwrap.h"
+#include "common/alloc.h"
+
+#define EX_USAGE 64
+#define EX_DATAERR 65
+#define EX_NOINPUT 66
+#define EX_SOFTWARE 70
+#define EX_CANTCREAT 73
+
+static const char *prog_name = "shellgate";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: shellgate compile [-o OUT.sgt] [--check] [-I DIR]... FILE...\n"
+        "       shellgate check   [-p POLICY] [--cwd DIR] [--root DIR]... [--json] -- COMMAND\n"
+        "       shellgate check   [-p POLICY] --batch\n"
+        "       shellgate test    [-p POLICY] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
+        "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
+        "       shellgate dump    POLICY\n"
+        "POLICY is an embedded pack name, a .rules file or a compiled .sgt table;\n"
+        "without -p the embedded default pack decides.\n");
+}
+
+static void print_diag(void *ud, const char *text)
+{
+    (void)ud;
+    fprintf(stderr, "%s\n", text);
+}
+
+/* ---- shared option parsing ---------------------------------------------------- */
+
+typedef struct cli {
+    const char *policy;
+    const char *cwd;
+    const char *roots[64];
+    size_t nroots;
+    const char *incs[64];
+    size_t ninc;
+    const char *out;
+    int json, batch, check_only;
+    char **rest;
+    int nrest;
+} cli;
+
+static int need_arg(int i, int argc, const char *opt)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "%s: %s needs a value\n", prog_name, opt);
+        return 0;
+    }
+    return 1;
+}
+
+/* Parse options up to "--" or the first operand. */
+static int parse_opts(cli *o, int argc, char **argv)
+{
+    int i = 0;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->policy = argv[++i];
+        } else if (strcmp(a, "--cwd") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->cwd = argv[++i];
+        } else if (strcmp(a, "--root") == 0) {
+            if (!need_arg(i, argc, a) || o->nroots == 64)
+                return -1;
+            o->roots[o->nroots++] = argv[++i];
+        } else if (strcmp(a, "-I") == 0) {
+            if (!need_arg(i, argc, a) || o->ninc == 64)
+                return -1;
+            o->incs[o->ninc++] = argv[++i];
+        } else if (strcmp(a, "-o") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->out = argv[++i];
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--batch") == 0) {
+            o->batch = 1;
+        } else if (strcmp(a, "--check") == 0) {
+            o->check_only = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "%s: unknown option '%s'\n", prog_name, a);
+            return -1;
+        } else {
+            break;
+        }
+    }
+    o->rest = argv + i;
+    o->nrest = argc - i;
+    return 0;
+}
+
+static sg_policy *load_policy(const cli *o, int *status)
+{
+    sg_load_options lo = { o->incs, o->ninc, print_diag, NULL };
+    sg_policy *p = NULL;
+    *status = sg_policy_load(o->policy, &lo, &p);
+    return p;
+}
+
+static char *abs_cwd(const char *given, char *buf, size_t n)
+{
+    if (given) {
+        if (given[0] == '/')
+            return (char *)given;
+        char here[4096];
+        if (!getcwd(here, sizeof here))
+            return NULL;
+        snprintf(buf, n, "%s/%s", here, given);
+        return buf;
+    }
+    return getcwd(buf, n);
+}
+
+/* ---- test reporting ------------------------------------------------------------ */
+
+static void report_fail(void *ud, const char *file, unsigned line, const char *cmd, const char *want,
+                        const char *want_rule, const char *got, const char *got_rule, const char *message)
+{
+    (void)ud;
+    fprintf(stderr, "%s:%u: test failed: %s\n  want: %s%s%s\n  got:  %s (%s): %s\n", file, line, cmd, want,
+            want_rule ? " rule " : "", want_rule ? want_rule : "", got, got_rule, message);
+}
+
+/* ---- compile ------------------------------------------------------------------ */
+
+static int cmd_compile(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest < 1) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    sg_load_options lo = { o.incs, o.ninc, print_diag, NULL };
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    int r = sg_compile_files((const char *const *)o.rest, (size_t)o.nrest, &lo, &bytes, &len);
+    if (r)
+        return r;
+    sg_policy *p = NULL;
+    char err[512];
+    r = sg_policy_from_table(bytes, len, bytes, o.rest[0], &p, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "%s: internal error: the compiled table does not verify: %s\n", prog_name, err);
+        return EX_SOFTWARE;
+    }
+    unsigned pass = 0, fail = 0;
+    sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
+    if (fail) {
+        fprintf(stderr, "%s: %u of %u inline tests failed: the pack does not compile\n", o.rest[0], fail,
+                pass + fail);
+        sg_policy_free(p);
+        return EX_DATAERR;
+    }
+    if (!o.check_only) {
+        const char *out = o.out;
+        char def[4096];
+        if (!out) {
+            snprintf(def, sizeof def, "%s", o.rest[0]);
+            char *dot = strrchr(def, '.');
+            if (dot && strcmp(dot, ".rules") == 0)
+                *dot = '\0';
+            strncat(def, ".sgt", sizeof def - strlen(def) - 1);
+            out = def;
+        }
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+        FILE *f = fopen(tmp, "wb");
+        if (!f || fwrite(p->bytes, 1, p->len, f) != p->len || fclose(f) != 0 || rename(tmp, out) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog_name, out, strerror(errno));
+            unlink(tmp);
+            sg_policy_free(p);
+            return EX_CANTCREAT;
+        }
+    }
+    sg_policy_free(p);
+    return 0;
+}
+
+/* ---- check ------------------------------------------------------------------- */
+
+static cJSON *result_json(const sgr_table *t, const sgr_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "decision", sgr_decision_name(r->decision));
+    cJSON_AddStringToObject(o, "rule", r->rule_id);
+    cJSON_AddStringToObject(o, "message", r->message);
+    cJSON_AddStringToObject(o, "hint", r->hint);
+    cJSON *segs = cJSON_AddArrayToObject(o, "segments");
+    for (uint32_t i = 0; segs && i < r->cl.nseg && r->seg_decision; i++) {
+        const sgr_segment *s = &r->cl.seg[i];
+        cJSON *so = cJSON_CreateObject();
+        if (!so)
+            break;
+        cJSON *av = cJSON_AddArrayToObject(so, "argv");
+        for (uint32_t k = 0; av && k < s->argc; k++)
+            cJSON_AddItemToArray(av, cJSON_CreateString(s->argv[k].text));
+        cJSON_AddStringToObject(so, "decision", sgr_decision_name(r->seg_decision[i]));
+        int32_t ru = r->seg_rule[i];
+        cJSON_AddStringToObject(so, "rule", ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
+                                                                      : sgr_str(t, t->rules[ru].id));
+        if (s->nest != SGR_NEST_TOP)
+            cJSON_AddStringToObject(so, "nested", sgr_nest_names[s->nest]);
+        if (s->flags & SGR_SEG_DYNAMIC)
+            cJSON_AddStringToObject(so, "dynamic", s->dyn_reason ? s->dyn_reason : "");
+        cJSON_AddItemToArray(segs, so);
+    }
+    cJSON_AddBoolToObject(o, "rate_limited", 0);
+    cJSON_AddNumberToObject(o, "wait_time_seconds", 0);
+    return o;
+}
+
+static int print_json(cJSON *o)
+{
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    if (!s) {
+        fputs("{\"decision\":\"deny\",\"error\":\"out of memory\"}\n", stdout);
+        cJSON_Delete(o);
+        return -1;
+    }
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return 0;
+}
+
+static int exit_for(uint32_t d)
+{
+    return d == SGT_ALLOW ? 0 : d == SGT_ASK ? 2 : 1;
+}
+
+/* check --batch: JSON lines in, JSON lines out, same order. */
+static int run_batch(sg_policy *p, const cli *o)
+{
+    sgr_ctx *ctx = sgr_ctx_new(p->t);
+    if (!ctx)
+        return EX_SOFTWARE;
+    char cwdbuf[4096];
+    const char *defcwd = abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0)
+            continue;
+        cJSON *in = cJSON_ParseWithLength(line, (size_t)n);
+        const cJSON *cmd = in ? cJSON_GetObjectItemCaseSensitive(in, "cmd") : NULL;
+        const cJSON *cwd = in ? cJSON_GetObjectItemCaseSensitive(in, "cwd") : NULL;
+        const cJSON *roots = in ? cJSON_GetObjectItemCaseSensitive(in, "roots") : NULL;
+        const char *err = NULL;
+        if (!in || !cJSON_IsObject(in))
+            err = "input line is not a JSON object";
+        else if (!cJSON_IsString(cmd))
+            err = "\"cmd\" must be a string";
+        else if (cwd && !(cJSON_IsString(cwd) && cwd->valuestring[0] == '/'))
+            err = "\"cwd\" must be an absolute path";
+        else if (roots && !cJSON_IsArray(roots))
+            err = "\"roots\" must be a list of absolute paths";
+        const char *rootv[64];
+        size_t nroots = 0;
+        if (!err && roots) {
+            const cJSON *it;
+            cJSON_ArrayForEach(it, roots) {
+                if (!cJSON_IsString(it) || it->valuestring[0] != '/' || nroots == 64) {
+                    err = "\"roots\" must be a list of at most 64 absolute paths";
+                    break;
+                }
+                rootv[nroots++] = it->valuestring;
+            }
+        }
+        if (!err && !defcwd && !cwd)
+            err = "no working directory";
+        if (err) {
+            cJSON *eo = cJSON_CreateObject();
+            if (eo) {
+                cJSON_AddStringToObject(eo, "decision", "deny");
+                cJSON_AddStringToObject(eo, "error", err);
+            }
+            print_json(eo);
+            cJSON_Delete(in);
+            continue;
+        }
+        sgr_opts so = { cwd ? cwd->valuestring : defcwd, nroots ? rootv : (const char *const *)o->roots,
+                        nroots ? nroots : o->nroots, NULL };
+        /* cJSON strings end at NUL: a command with an embedded NUL is refused by
+         * the parser through its length, so pass the real length */
+        const sgr_result *r = sgr_eval(ctx, cmd->valuestring, strlen(cmd->valuestring), &so);
+        print_json(result_json(p->t, r));
+        cJSON_Delete(in);
+    }
+    free(line);
+    sgr_ctx_free(ctx);
+    fflush(stdout);
+    return 0;
+}
+
+static int cmd_check(int argc, char **argv, int explain);
+
+static const char *joined(cli *o, size_t *len)
+{
+    size_t n = 0;
+    for (int i = 0; i < o->nrest; i++)
+        n += strlen(o->rest[i]) + 1;
+    char *s = sg_malloc(n + 1);
+    if (!s)
+        return NULL;
+    size_t k = 0;
+    for (int i = 0; i < o->nrest; i++) {
+        if (i)
+            s[k++] = ' ';
+        size_t l = strlen(o->rest[i]);
+        memcpy(s + k, o->rest[i], l);
+        k += l;
+    }
+    s[k] = '\0';
+    *len = k;
+    return s;
+}
+
+/* explain: the trace of every rule tried */
+typedef struct trace_state {
+    const sgr_table *t;
+    int32_t last_seg;
+} trace_state;
+
+static void trace_rule(void *ud, int32_t seg, uint32_t rule, int matched)
+{
+    trace_state *ts = ud;
+    const sgt_rule *r = &ts->t->rules[rule];
+    if (seg != ts->last_seg) {
+        if (seg < 0)
+            printf("whole-line rules:\n");
+        ts->last_seg = seg;
+    }
+    printf("    %s %-5s %s (%s)\n", matched ? "match" : "-    ", sgr_decision_name(r->decision),
+           sgr_str(ts->t, r->id), sgr_str(ts->t, ts->t->packs[r->pack].name));
+}
+
+static void explain_segments(const sgr_table *t, const sgr_result *r)
+{
+    for (uint32_t i = 0; i < r->cl.nseg; i++) {
+        const sgr_segment *s = &r->cl.seg[i];
+        const sgr_norm *nm = &r->norm[i];
+        printf("segment %u", i);
+        if (s->nest != SGR_NEST_TOP)
+            printf(" (%s in segment %d)", sgr_nest_names[s->nest], s->parent);
+        printf(": pipeline %u, position %u of %u\n  argv:", s->pipeline, s->pipe_index + 1, s->pipe_len);
+        for (uint32_t k = 0; k < s->argc; k++)
+            printf(" [%s]", s->argv[k].text);
+        printf("\n  program: %.*s", (int)nm->prog.len, nm->prog.s);
+        if (nm->subcmd.s)
+            printf("  subcommand: %.*s", (int)nm->subcmd.len, nm->subcmd.s);
+        if (nm->nopts) {
+            printf("  options:");
+            for (uint32_t k = 0; k < nm->nopts; k++)
+                printf(" %.*s", (int)nm->opts[k].len, nm->opts[k].s);
+        }
+        printf("\n");
+        for (uint32_t k = 0; k < s->nassigns; k++)
+            printf("  assigns: %s\n", s->assigns[k].text);
+        for (uint32_t k = 0; k < s->nredirs; k++)
+            printf("  redirect: %s %s\n", sgr_redir_names[s->redirs[k].kind],
+                   s->redirs[k].kind == SGR_REDIR_HEREDOC ? "(heredoc)" : s->redirs[k].target.text);
+        if (s->flags & SGR_SEG_DYNAMIC)
+            printf("  dynamic: %s\n", s->dyn_reason ? s->dyn_reason : "");
+        int32_t ru = r->seg_rule ? r->seg_rule[i] : SGR_RULE_DEFAULT;
+        printf("  decision: %s by %s\n", r->seg_decision ? sgr_decision_name(r->seg_decision[i]) : "deny",
+               ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic" : sgr_str(t, t->rules[ru].id));
+    }
+}
+
+static int cmd_check(int argc, char **argv, int explain)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (!o.batch && o.nrest < 1) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    if (o.batch && o.nrest > 0) {
+        fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
+        return EX_USAGE;
+    }
+    int status;
+    sg_policy *p = load_policy(&o, &status);
+    if (!p)
+        return status;
+    if (o.batch) {
+        int r = run_batch(p, &o);
+        sg_policy_free(p);
+        return r;
+    }
+    char cwdbuf[4096];
+    const char *cwd = abs_cwd(o.cwd, cwdbuf, sizeof cwdbuf);
+    size_t len;
+    const char *cmd = joined(&o, &len);
+    sgr_ctx *ctx = sgr_ctx_new(p->t);
+    if (!cmd || !ctx || !cwd) {
+        fprintf(stderr, "%s: %s\n", prog_name, !cwd ? "cannot determine the working directory" : "out of memory");
+        sg_free((void *)cmd);
+        sgr_ctx_free(ctx);
+        sg_policy_free(p);
+        return 1;
+    }
+    trace_state ts = { p->t, -2 };
+    if (explain) {
+        printf("pack: %s version %u (%s)\ncommand: %s\ncwd: %s\n", sgr_str(p->t, p->t->meta->pack_name),
+               p->t->meta->pack_version, p->name, cmd, cwd);
+        printf("rules tried:\n");
+        sgr_ctx_set_trace(ctx, trace_rule, &ts);
+    }
+    sgr_opts so = { cwd, o.roots, o.nroots, NULL };
+    const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
+    int code = exit_for(r->decision);
+    if (explain) {
+        explain_segments(p->t, r);
+        printf("decision: %s\nrule: %s\nmessage: %s\n", sgr_decision_name(r->decision), r->rule_id, r->message);
+        if (r->hint && *r->hint)
+            printf("hint: %s\n", r->hint);
+    } else if (o.json) {
+        print_json(result_json(p->t, r));
+    } else {
+        printf("%s: %s\n", sgr_decision_name(r->decision), r->message);
+        if (r->decision != SGT_ALLOW) {
+            printf("  rule: %s\n", r->rule_id);
+            if (r->hint && *r->hint)
+                printf("  hint: %s\n", r->hint);
+        }
+    }
+    sg_free((void *)cmd);
+    sgr_ctx_free(ctx);
+    sg_policy_free(p);
+    return code;
+}
+
+/* ---- test ---------------------------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* A case file: "command ; decision [; rule]" per line; '#' comments; a first
+ * line "#policy NAME" names the policy unless -p does.  The command is the text
+ * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
+static int run_case_file(const char *path, const cli *o, unsigned *pass, unsigned *fail)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+        return EX_NOINPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned ln = 0;
+    sg_policy *p = NULL;
+    sgr_ctx *ctx = NULL;
+    int rc = 0;
+    cli po = *o;
+    while (getline(&line, &cap, f) >= 0) {
+        ln++;
+        char *s = trim(line);
+        if (strncmp(s, "#policy ", 8) == 0 && !p && !o->policy) {
+            po.policy = trim(s + 8);
+            po.policy = po.policy[0] ? po.policy : NULL;
+            int st;
+            char *pol = sg_strndup(po.policy ? po.policy : "default", strlen(po.policy ? po.policy : "default"));
+            po.policy = pol;
+            p = load_policy(&po, &st);
+            sg_free(pol);
+            if (!p) {
+                rc = st;
+                break;
+            }
+            continue;
+        }
+        if (!*s || *s == '#')
+            continue;
+        if (!p) {
+            int st;
+            p = load_policy(&po, &st);
+            if (!p) {
+                rc = st;
+                break;
+            }
+        }
+        if (!ctx && !(ctx = sgr_ctx_new(p->t))) {
+            rc = EX_SOFTWARE;
+            break;
+        }
+        /* split from the right on " ; " */
+        char *parts[3] = { s, NULL, NULL };
+        char *last = NULL, *prev = NULL;
+        for (char *q = strstr(s, " ; "); q; q = strstr(q + 1, " ; ")) {
+            prev = last;
+            last = q;
+        }
+        if (!last) {
+            fprintf(stderr, "%s:%u: a case is 'command ; decision [; rule]'\n", path, ln);
+            (*fail)++;
+            continue;
+        }
+        int d;
+        *last = '\0';
+        char *tail = trim(last + 3);
+        if ((d = sg_parse_decision(tail, strlen(tail))) >= 0) {
+            parts[1] = tail;
+        } else if (prev) {
+            *prev = '\0';
+            parts[1] = trim(prev + 3);
+            parts[2] = tail;
+            d = sg_parse_decision(parts[1], strlen(parts[1]));
+        }
+        if (d < 0) {
+            fprintf(stderr, "%s:%u: expected allow, ask or deny\n", path, ln);
+            (*fail)++;
+            continue;
+        }
+        if (sg_run_case(ctx, p->t, path, ln, trim(parts[0]), (uint32_t)d, parts[2], NULL, report_fail, NULL))
+            (*pass)++;
+        else
+            (*fail)++;
+    }
+    free(line);
+    fclose(f);
+    sgr_ctx_free(ctx);
+    sg_policy_free(p);
+    return rc;
+}
+
+static int cmd_test(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest < 1) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    unsigned pass = 0, fail = 0;
+    int rc = 0;
+    for (int i = 0; i < o.nrest; i++) {
+        const char *f = o.rest[i];
+        if (ends_with(f, ".cases")) {
+            int r = run_case_file(f, &o, &pass, &fail);
+            if (r)
+                rc = r;
+            continue;
+        }
+        cli po = o;
+        po.policy = f;
+        int st;
+        sg_policy *p = load_policy(&po, &st);
+        if (!p) {
+            rc = st;
+            fail++;
+            continue;
+        }
+        sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
+        sg_policy_free(p);
+    }
+    printf("%u passed, %u failed\n", pass, fail);
+    if (rc)
+        return rc;
+    return fail ? 1 : 0;
+}
+
+/* ---- dump ---------------------------------------------------------------------- */
+
+static void out_stdout(void *ud, const char *text, size_t len)
+{
+    (void)ud;
+    fwrite(text, 1, len, stdout);
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest != 1) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    o.policy = o.rest[0];
+    int st;
+    sg_policy *p = load_policy(&o, &st);
+    if (!p)
+        return st;
+    sgr_table_dump(p->t, out_stdout, NULL);
+    sg_policy_free(p);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "compile") == 0)
+        return cmd_compile(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 2, argv + 2, 0);
+    if (strcmp(cmd, "explain") == 0)
+        return cmd_check(argc - 2, argv + 2, 1);
+    if (strcmp(cmd, "test") == 0)
+        return cmd_test(argc - 2, argv + 2);
+    if (strcmp(cmd, "dump") == 0)
+        return cmd_dump(argc - 2, argv + 2);
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "%s: unknown command '%s'\n", prog_name, cmd);
+    usage(stderr);
+    return EX_USAGE;
+}

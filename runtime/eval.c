@@ -1,0 +1,932 @@
+/* eval.c - the decision: parse, unwrap, normalise each segment, run the candidate
+ * rules' bytecode, combine deny > ask > allow over rules and segments. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval.h"
+#include "unwrap.h"
+#include "common/alloc.h"
+
+struct sgr_ctx {
+    const sgr_table *t;
+    sg_arena arena;
+    sgr_result res;
+    sgr_sh_limits lim;
+    sgr_trace_fn trace;
+    void *trace_ud;
+    /* per-call state */
+    const char *line;
+    size_t len;
+    const sgr_opts *opts;
+    const char **roots;
+    uint32_t nroots;
+    sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
+    int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
+};
+
+const char *sgr_decision_name(uint32_t d)
+{
+    static const char *const names[] = {
+#define X(id, name) name,
+        SGT_DECISIONS(X)
+#undef X
+    };
+    return d < SGT_NDECISIONS ? names[d] : "deny";
+}
+
+sgr_ctx *sgr_ctx_new(const sgr_table *t)
+{
+    sgr_ctx *c = sg_calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->t = t;
+    sg_arena_init(&c->arena, 64 * 1024);
+    c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
+    sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
+    c->lim = lim;
+    return c;
+}
+
+void sgr_ctx_free(sgr_ctx *c)
+{
+    if (!c)
+        return;
+    sg_arena_free(&c->arena);
+    sg_free(c);
+}
+
+void sgr_ctx_set_trace(sgr_ctx *c, sgr_trace_fn fn, void *ud)
+{
+    c->trace = fn;
+    c->trace_ud = ud;
+}
+
+void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
+{
+    c->lim = *lim;
+}
+
+/* ---- paths ------------------------------------------------------------------ */
+
+/* Lexically normalise an absolute path in place ("/a/./b/../c" -> "/a/c"). */
+static uint32_t normalise(char *p, uint32_t n)
+{
+    uint32_t o = 0, i = 0;
+    while (i < n) {
+        while (i < n && p[i] == '/')
+            i++;
+        uint32_t s = i;
+        while (i < n && p[i] != '/')
+            i++;
+        uint32_t l = i - s;
+        if (l == 0 || (l == 1 && p[s] == '.'))
+            continue;
+        if (l == 2 && p[s] == '.' && p[s + 1] == '.') {
+            while (o > 0 && p[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
+            continue;
+        }
+        p[o++] = '/';
+        memmove(p + o, p + s, l);
+        o += l;
+    }
+    if (o == 0)
+        p[o++] = '/';
+    p[o] = '\0';
+    return o;
+}
+
+/* Resolve word text against cwd (and ~ against home); then follow symlinks of the
+ * longest existing prefix.  Returns an arena string or NULL (OOM). */
+static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+{
+    const char *home = c->opts->home ? c->opts->home : getenv("HOME");
+    const char *base = cwd;
+    uint32_t skip = 0;
+    if (w[0] == '/') {
+        base = "";
+    } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/') && home) {
+        base = home;
+        skip = 1;
+    }
+    size_t bl = strlen(base);
+    size_t cap = bl + wl + 2 > PATH_MAX + 1 ? bl + wl + 2 : PATH_MAX + 1;
+    char *p = sg_arena_alloc(&c->arena, cap);
+    if (!p)
+        return NULL;
+    memcpy(p, base, bl);
+    p[bl] = '/';
+    memcpy(p + bl + 1, w + skip, wl - skip);
+    uint32_t n = normalise(p, (uint32_t)(bl + 1 + wl - skip));
+    /* follow symlinks: realpath of the path, else of its parent directory */
+    char real[PATH_MAX];
+    if (n < PATH_MAX && realpath(p, real)) {
+        size_t rl = strlen(real);
+        if (rl < cap) {
+            memcpy(p, real, rl + 1);
+            n = (uint32_t)rl;
+        }
+    } else if (n < PATH_MAX) {
+        char *slash = strrchr(p, '/');
+        if (slash && slash != p) {
+            *slash = '\0';
+            if (realpath(p, real)) {
+                size_t rl = strlen(real), tl = strlen(slash + 1);
+                if (rl + 1 + tl < cap) {
+                    memmove(p + rl + 1, slash + 1, tl + 1);
+                    memcpy(p, real, rl);
+                    p[rl] = '/';
+                    n = (uint32_t)(rl + 1 + tl);
+                    if (rl == 1) {        /* root: avoid "//x" */
+                        memmove(p + 1, p + 2, tl + 1);
+                        n--;
+                    }
+                }
+            } else {
+                *slash = '/';
+            }
+        }
+    }
+    *outlen = n;
+    return p;
+}
+
+static int under(const char *p, uint32_t pl, const char *root)
+{
+    size_t rl = strlen(root);
+    if (rl == 1 && root[0] == '/')
+        return 1;
+    return pl >= rl && memcmp(p, root, rl) == 0 && (pl == rl || p[rl] == '/');
+}
+
+static int not_a_file(const char *s, uint32_t n)
+{
+    static const char *const dev[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty" };
+    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+        if (n == strlen(dev[i]) && memcmp(s, dev[i], n) == 0)
+            return 1;
+    return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
+}
+
+static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
+{
+    if (wl == 0 || not_a_file(w, wl))
+        return 0;
+    if (flags & (SGR_W_UNKNOWN)) {
+        nm->unknown_paths++;
+        if (!nm->outside) {
+            nm->outside = 1;
+            nm->outside_path.s = w;
+            nm->outside_path.len = wl;
+        }
+        /* still record the literal text, so `path inside` sees "$HOME/.ssh/x" */
+    }
+    uint32_t rl = 0;
+    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, nm->cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
+    if (!r)
+        return -1;
+    if (flags & SGR_W_UNKNOWN)
+        rl = wl;
+    if (nm->npaths == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 8;
+        sgr_sv *np = sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap);
+        if (!np)
+            return -1;
+        nm->paths = np;
+        *cap = ncap;
+    }
+    nm->paths[nm->npaths].s = r;
+    nm->paths[nm->npaths].len = rl;
+    nm->npaths++;
+    if (!(flags & SGR_W_UNKNOWN)) {
+        int in = 0;
+        for (uint32_t i = 0; i < c->nroots && !in; i++)
+            in = under(r, rl, c->roots[i]);
+        if (!in && !nm->outside) {
+            nm->outside = 1;
+            nm->outside_path.s = r;
+            nm->outside_path.len = rl;
+        }
+    }
+    return 0;
+}
+
+/* Resolve the path operands of segment si once, on first use. */
+static int resolve_paths(sgr_ctx *c, uint32_t si)
+{
+    sgr_norm *nm = &c->res.norm[si];
+    if (nm->paths_state)
+        return 0;
+    nm->paths_state = 1;
+    const sgr_segment *s = &c->res.cl.seg[si];
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        if (add_path(c, nm, &cap, w->text, w->len, w->flags) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < nm->nvals; i++)
+        if (add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, 0) < 0)
+            return -1;
+    for (uint32_t i = 0; i < s->nredirs; i++) {
+        const sgr_redir *r = &s->redirs[i];
+        if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
+            || r->kind == SGR_REDIR_DUP_IN || (r->kind == SGR_REDIR_DUP_OUT
+                && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
+            continue;
+        if (add_path(c, nm, &cap, r->target.text, r->target.len, r->target.flags) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < s->nassigns; i++) {
+        /* assignment values that look like paths (PYTHONPATH=/x:/y) */
+        const char *eq = memchr(s->assigns[i].text, '=', s->assigns[i].len);
+        if (!eq)
+            continue;
+        const char *v = eq + 1, *end = s->assigns[i].text + s->assigns[i].len;
+        while (v < end) {
+            const char *colon = memchr(v, ':', (size_t)(end - v));
+            const char *e = colon ? colon : end;
+            if (memchr(v, '/', (size_t)(e - v)) && add_path(c, nm, &cap, v, (uint32_t)(e - v), s->assigns[i].flags) < 0)
+                return -1;
+            v = e + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- normalisation ----------------------------------------------------------- */
+
+static int push_str(sgr_ctx *c, sgr_sv **v, uint32_t *n, uint32_t *cap, const char *s, uint32_t len)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        sgr_sv *nv = sg_arena_grow(&c->arena, *v, sizeof **v * *cap, sizeof **v * nc);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[*n].s = s;
+    (*v)[*n].len = len;
+    (*n)++;
+    return 0;
+}
+
+static int is_alnum(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+
+/* Split argv into options, option values and operands (see sgr_norm). */
+static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    sgr_norm *nm = &c->res.norm[si];
+    memset(nm, 0, sizeof *nm);
+    nm->cwd = cwd;
+    nm->prog.s = "";
+    if (s->argc == 0)
+        return 0;
+    nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
+    const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
+    uint32_t ocap = 0, vcap = 0, pcap = 0;
+    int done = 0;
+    nm->pos = sg_arena_alloc(&c->arena, sizeof(uint32_t) * s->argc);
+    if (!nm->pos)
+        return -1;
+    (void)pcap;
+    for (uint32_t i = 1; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        const char *t = w->text;
+        if (done || w->len < 2 || t[0] != '-') {
+            nm->pos[nm->npos++] = i;
+            continue;
+        }
+        if (w->len == 2 && t[1] == '-') {
+            done = 1;
+            continue;
+        }
+        if (t[1] == '-') {
+            const char *eq = memchr(t, '=', w->len);
+            uint32_t nl = eq ? (uint32_t)(eq - t) : w->len;
+            if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, nl) < 0)
+                return -1;
+            if (eq) {
+                if (push_str(c, &nm->vals, &nm->nvals, &vcap, eq + 1, w->len - nl - 1) < 0)
+                    return -1;
+            } else if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, nl) && i + 1 < s->argc) {
+                i++;
+                if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                    return -1;
+            }
+            continue;
+        }
+        /* single dash: the word itself (for -exec, -name), then its letters */
+        if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, w->len) < 0)
+            return -1;
+        if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, w->len)) {
+            if (i + 1 < s->argc) {
+                i++;
+                if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                    return -1;
+            }
+            continue;
+        }
+        for (uint32_t k = 1; k < w->len; k++) {
+            if (!is_alnum(t[k])) {
+                /* -f/etc/passwd: the rest is a value */
+                if (push_str(c, &nm->vals, &nm->nvals, &vcap, t + k, w->len - k) < 0)
+                    return -1;
+                break;
+            }
+            char *o = sg_arena_alloc(&c->arena, 3);
+            if (!o)
+                return -1;
+            o[0] = '-';
+            o[1] = t[k];
+            o[2] = '\0';
+            if (w->len > 2 && push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
+                return -1;
+            if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, o, 2)) {
+                if (k + 1 < w->len) {
+                    if (push_str(c, &nm->vals, &nm->nvals, &vcap, t + k + 1, w->len - k - 1) < 0)
+                        return -1;
+                } else if (i + 1 < s->argc) {
+                    i++;
+                    if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                        return -1;
+                }
+                break;
+            }
+        }
+    }
+    if (nm->npos) {
+        const sgr_word *w = &s->argv[nm->pos[0]];
+        nm->subcmd.s = w->text;
+        nm->subcmd.len = w->len;
+    }
+    return 0;
+}
+
+/* ---- predicates -------------------------------------------------------------- */
+
+static int set_has(const sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    return sgr_set_match(c->t, set, s, n);
+}
+
+static int text_match(sgr_ctx *c, uint32_t set)
+{
+    if (set < 64 && c->text_cache[set] >= 0)
+        return c->text_cache[set];
+    const sgt_set *st = &c->t->sets[set];
+    int r = st->dfa != SGT_NONE && sgr_dfa_match(&c->t->dfas[st->dfa], c->line, c->len) >= 0;
+    if (set < 64)
+        c->text_cache[set] = (int8_t)r;
+    return r;
+}
+
+static int is_write(const sgr_redir *r)
+{
+    switch (r->kind) {
+    case SGR_REDIR_WRITE: case SGR_REDIR_APPEND: case SGR_REDIR_CLOBBER: case SGR_REDIR_RDWR:
+    case SGR_REDIR_BOTH: case SGR_REDIR_BOTH_APPEND:
+        return !not_a_file(r->target.text, r->target.len);
+    case SGR_REDIR_DUP_OUT:
+        /* >&2 and 2>&1 copy a descriptor; >&file (no digits) writes a file */
+        return r->target.len && !(r->target.text[0] >= '0' && r->target.text[0] <= '9')
+            && !(r->target.len == 1 && r->target.text[0] == '-')
+            && !not_a_file(r->target.text, r->target.len);
+    default:
+        return 0;
+    }
+}
+
+static int is_read(const sgr_redir *r)
+{
+    return (r->kind == SGR_REDIR_READ || r->kind == SGR_REDIR_RDWR) && !not_a_file(r->target.text, r->target.len);
+}
+
+/* Programs feeding segment si: earlier segments of its pipeline, and commands
+ * substituted into it (cmdsub, procsub). */
+static int piped(sgr_ctx *c, uint32_t si, uint32_t set, int from)
+{
+    const sgr_cmdline *cl = &c->res.cl;
+    const sgr_segment *s = &cl->seg[si];
+    for (uint32_t j = 0; j < cl->nseg; j++) {
+        const sgr_segment *o = &cl->seg[j];
+        if (j == si || o->argc == 0)
+            continue;
+        int rel = 0;
+        if (o->pipeline == s->pipeline && s->pipe_len > 1 && o->parent == s->parent)
+            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
+        else if (o->pipeline == s->pipeline && s->pipe_len > 1 && o->nest == SGR_NEST_WRAPPED)
+            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
+        if (!rel && from && o->parent == (int32_t)si && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB))
+            rel = 1;
+        if (!rel && !from && (int32_t)j == s->parent && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB))
+            rel = 1;
+        if (rel && set_has(c, set, c->res.norm[j].prog.s, c->res.norm[j].prog.len))
+            return 1;
+    }
+    return 0;
+}
+
+static int cmp_argc(uint32_t cmp, uint32_t a, uint32_t b)
+{
+    switch (cmp) {
+    case SGT_CMP_EQ: return a == b;
+    case SGT_CMP_NE: return a != b;
+    case SGT_CMP_LT: return a < b;
+    case SGT_CMP_LE: return a <= b;
+    case SGT_CMP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* Run one condition program over segment si (si == UINT32_MAX: line only). */
+static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
+{
+    const uint32_t *code = c->t->code + off;
+    uint32_t n = len / 2;
+    int acc = 0;
+    const sgr_segment *s = si == UINT32_MAX ? NULL : &c->res.cl.seg[si];
+    sgr_norm *nm = si == UINT32_MAX ? NULL : &c->res.norm[si];
+    for (uint32_t pc = 0; pc < n; pc++) {
+        uint32_t w0 = code[2 * pc], b = code[2 * pc + 1], op = w0 & 0xff, a = w0 >> 8;
+        if (!s && op != SGT_OP_TEXT && op != SGT_OP_NOT && op != SGT_OP_JUMP_FALSE
+            && op != SGT_OP_JUMP_TRUE && op != SGT_OP_TRUE) {
+            acc = 0;
+            continue;
+        }
+        switch (op) {
+        case SGT_OP_TRUE: acc = 1; break;
+        case SGT_OP_PROGRAM:
+            acc = s->argc > 0 && (set_has(c, b, nm->prog.s, nm->prog.len)
+                                  || (nm->prog.len != s->argv[0].len && set_has(c, b, s->argv[0].text, s->argv[0].len)));
+            break;
+        case SGT_OP_SUBCOMMAND:
+            acc = nm->subcmd.s && set_has(c, b, nm->subcmd.s, nm->subcmd.len);
+            break;
+        case SGT_OP_OPTION_ANY:
+            acc = 0;
+            for (uint32_t i = 0; i < nm->nopts && !acc; i++)
+                if (set_has(c, b, nm->opts[i].s, nm->opts[i].len)) {
+                    acc = 1;
+                    c->m_option = nm->opts[i];
+                }
+            break;
+        case SGT_OP_OPTION_ALL: {
+            const sgt_set *st = &c->t->sets[b];
+            acc = st->nwords > 0;
+            for (uint32_t k = 0; k < st->nwords && acc; k++) {
+                const char *wd = sgr_str(c->t, c->t->words[st->words_off + k]);
+                size_t wl = strlen(wd);
+                int found = 0;
+                for (uint32_t i = 0; i < nm->nopts && !found; i++)
+                    found = nm->opts[i].len == wl && memcmp(nm->opts[i].s, wd, wl) == 0;
+                acc = found;
+            }
+            if (acc) {
+                c->m_option.s = sgr_str(c->t, c->t->words[st->words_off]);
+                c->m_option.len = (uint32_t)strlen(c->m_option.s);
+            }
+            break;
+        }
+        case SGT_OP_ARG_ANY:
+            acc = 0;
+            for (uint32_t i = 1; i < s->argc && !acc; i++)
+                if (set_has(c, b, s->argv[i].text, s->argv[i].len)) {
+                    acc = 1;
+                    c->m_arg.s = s->argv[i].text;
+                    c->m_arg.len = s->argv[i].len;
+                }
+            for (uint32_t i = 0; i < nm->nvals && !acc; i++)
+                if (set_has(c, b, nm->vals[i].s, nm->vals[i].len)) {
+                    acc = 1;
+                    c->m_arg = nm->vals[i];
+                }
+            break;
+        case SGT_OP_ARG_AT:
+            acc = a < s->argc && set_has(c, b, s->argv[a].text, s->argv[a].len);
+            if (acc) {
+                c->m_arg.s = s->argv[a].text;
+                c->m_arg.len = s->argv[a].len;
+            }
+            break;
+        case SGT_OP_ARGC: acc = cmp_argc(a, s->argc, b); break;
+        case SGT_OP_PATH_OUTSIDE:
+            if (resolve_paths(c, si) < 0)
+                return -1;
+            acc = nm->outside;
+            if (acc)
+                c->m_path = nm->outside_path;
+            break;
+        case SGT_OP_PATH_INSIDE:
+            if (resolve_paths(c, si) < 0)
+                return -1;
+            acc = 0;
+            for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
+                const sgr_sv *p = &nm->paths[i];
+                /* the path itself, or any directory above it, is in the set */
+                for (uint32_t l = p->len; l > 0 && !acc; l--) {
+                    if (l != p->len && p->s[l] != '/')
+                        continue;
+                    if (set_has(c, b, p->s, l)) {
+                        acc = 1;
+                        c->m_path = *p;
+                    }
+                }
+            }
+            break;
+        case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
+            acc = 0;
+            for (uint32_t i = 0; i < s->nredirs && !acc; i++) {
+                const sgr_redir *r = &s->redirs[i];
+                if (!(op == SGT_OP_REDIR_WRITES ? is_write(r) : is_read(r)))
+                    continue;
+                acc = b == SGT_NONE || set_has(c, b, r->target.text, r->target.len);
+                if (acc) {
+                    c->m_path.s = r->target.text;
+                    c->m_path.len = r->target.len;
+                }
+            }
+            break;
+        case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL:
+            acc = 0;
+            for (uint32_t i = 0; i < s->nassigns && !acc; i++) {
+                const sgr_word *w = &s->assigns[i];
+                const char *eq = memchr(w->text, '=', w->len);
+                uint32_t nl = eq ? (uint32_t)(eq - w->text) : w->len;
+                if (!set_has(c, op == SGT_OP_ASSIGNS ? b : a, w->text, nl))
+                    continue;
+                if (op == SGT_OP_ASSIGNS)
+                    acc = 1;
+                else
+                    acc = eq && !(w->flags & SGR_W_UNKNOWN) && set_has(c, b, eq + 1, w->len - nl - 1);
+                if (acc) {
+                    c->m_arg.s = w->text;
+                    c->m_arg.len = w->len;
+                }
+            }
+            break;
+        case SGT_OP_PIPED_FROM: acc = piped(c, si, b, 1); break;
+        case SGT_OP_PIPED_TO: acc = piped(c, si, b, 0); break;
+        case SGT_OP_DYNAMIC: acc = (s->flags & SGR_SEG_DYNAMIC) != 0; break;
+        case SGT_OP_LUA: acc = 1; break;     /* refused by the compiler; fail closed */
+        case SGT_OP_TEXT: acc = text_match(c, b); break;
+        case SGT_OP_NOT: acc = !acc; break;
+        case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
+        case SGT_OP_JUMP_TRUE: if (acc) pc += b; break;
+        case SGT_OP_NESTED: acc = ((a >> s->nest) & 1) != 0; break;
+        default: acc = 1; break;             /* the loader refuses unknown ops */
+        }
+    }
+    return acc;
+}
+
+/* ---- messages ---------------------------------------------------------------- */
+
+static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *rule_id, const char *reason)
+{
+    size_t cap = strlen(tmpl) + 256, n = 0;
+    char *out = sg_arena_alloc(&c->arena, cap);
+    if (!out)
+        return tmpl;
+    const sgr_norm *nm = si >= 0 ? &c->res.norm[si] : NULL;
+    for (const char *p = tmpl; *p;) {
+        sgr_sv v = { NULL, 0 };
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        if (close) {
+            size_t k = (size_t)(close - p - 1);
+#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
+            if (IS("program") && nm) {
+                const sgr_segment *s = &c->res.cl.seg[si];
+                if (s->argc && (s->flags & SGR_SEG_DYNAMIC)) {
+                    v.s = s->argv[0].text;
+                    v.len = s->argv[0].len;
+                } else {
+                    v = nm->prog;
+                }
+            } else if (IS("subcommand") && nm) {
+                v = nm->subcmd;
+            } else if (IS("option")) {
+                v = c->m_option;
+            } else if (IS("arg")) {
+                v = c->m_arg.s ? c->m_arg : c->m_path;
+            } else if (IS("path")) {
+                v = c->m_path.s ? c->m_path : c->m_arg;
+            } else if (IS("rule")) {
+                v.s = rule_id;
+                v.len = (uint32_t)strlen(rule_id);
+            } else if (IS("reason")) {
+                v.s = reason ? reason : "";
+                v.len = (uint32_t)strlen(v.s);
+            } else {
+                close = NULL;
+            }
+#undef IS
+        }
+        if (close) {
+            if (!v.s) {
+                v.s = "";
+                v.len = 0;
+            }
+            if (n + v.len + 1 >= cap) {
+                size_t nc = (n + v.len + 1) * 2;
+                char *no = sg_arena_grow(&c->arena, out, cap, nc);
+                if (!no)
+                    return tmpl;
+                out = no;
+                cap = nc;
+            }
+            memcpy(out + n, v.s, v.len);
+            n += v.len;
+            p = close + 1;
+        } else {
+            if (n + 2 >= cap) {
+                char *no = sg_arena_grow(&c->arena, out, cap, cap * 2);
+                if (!no)
+                    return tmpl;
+                out = no;
+                cap *= 2;
+            }
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* ---- the decision -------------------------------------------------------------- */
+
+static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
+
+static void oom_result(sgr_ctx *c)
+{
+    sgr_result *r = &c->res;
+    r->decision = SGT_DENY;
+    r->rule = SGR_RULE_DYNAMIC;
+    r->seg = -1;
+    r->rule_id = "internal";
+    r->message = "shellgate ran out of memory while checking this command";
+    r->hint = "";
+    r->oom = 1;
+}
+
+static int better(uint32_t d, uint32_t best)
+{
+    return sgt_strictness(d) > sgt_strictness(best);
+}
+
+/* Evaluate the rules for segment si; fills seg_decision/seg_rule. */
+static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *dec_out)
+{
+    const sgr_table *t = c->t;
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_norm *nm = &c->res.norm[si];
+    uint32_t nidx = 0;
+    const uint32_t *idx = s->argc ? sgr_table_lookup(t, nm->prog.s, nm->prog.len, &nidx) : NULL;
+    const uint32_t *any = t->lists + t->meta->any_off;
+    uint32_t nany = t->meta->any_len, i = 0, j = 0;
+    int32_t best = -1;
+    uint32_t bestd = SGT_ALLOW;
+    int dyn_handled = 0;
+    sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
+    while (i < nidx || j < nany) {
+        uint32_t r;
+        if (j >= nany || (i < nidx && idx[i] < any[j]))
+            r = idx[i++];
+        else
+            r = any[j++];
+        const sgt_rule *ru = &t->rules[r];
+        c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
+        int m = run(c, si, ru->code_off, ru->code_len);
+        if (m < 0)
+            return -1;
+        if (c->trace)
+            c->trace(c->trace_ud, (int32_t)si, r, m);
+        if (!m)
+            continue;
+        if (ru->flags & SGT_RULE_DYNAMIC)
+            dyn_handled = 1;
+        if (best < 0 || better(ru->decision, bestd)) {
+            best = (int32_t)r;
+            bestd = ru->decision;
+            save_o = c->m_option;
+            save_a = c->m_arg;
+            save_p = c->m_path;
+        }
+        if (bestd == SGT_DENY && !c->trace)
+            break;                           /* nothing is stricter; first deny wins */
+    }
+    c->m_option = save_o;
+    c->m_arg = save_a;
+    c->m_path = save_p;
+    if ((s->flags & SGR_SEG_DYNAMIC) && !dyn_handled && !(best >= 0 && bestd == SGT_DENY)) {
+        *rule_out = SGR_RULE_DYNAMIC;
+        *dec_out = SGT_DENY;
+        return 0;
+    }
+    if (best < 0) {
+        *rule_out = SGR_RULE_DEFAULT;
+        *dec_out = t->meta->default_decision;
+        return 0;
+    }
+    *rule_out = best;
+    *dec_out = bestd;
+    return 0;
+}
+
+static const char *rule_name(const sgr_table *t, int32_t r)
+{
+    if (r == SGR_RULE_DEFAULT)
+        return "default";
+    if (r == SGR_RULE_DYNAMIC)
+        return "dynamic";
+    return sgr_str(t, t->rules[r].id);
+}
+
+/* Is segment si a top-level `cd DIR` that moves the cwd for later segments? */
+static const char *cd_target(sgr_ctx *c, uint32_t si, const char *cwd)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    if (s->argc != 2 || s->parent >= 0 || s->pipe_len > 1 || s->argv[0].len != 2
+        || memcmp(s->argv[0].text, "cd", 2) != 0)
+        return cwd;
+    const sgr_word *w = &s->argv[1];
+    if (w->flags & SGR_W_UNKNOWN || (w->len == 1 && w->text[0] == '-'))
+        return cwd;
+    uint32_t n;
+    char *r = resolve_path(c, cwd, w->text, w->len, (w->flags & SGR_W_TILDE) != 0, &n);
+    return r ? r : cwd;
+}
+
+const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
+{
+    sg_arena_reset(&c->arena);
+    sgr_result *r = &c->res;
+    memset(r, 0, sizeof *r);
+    memset(c->text_cache, -1, sizeof c->text_cache);
+    c->line = line;
+    c->len = len;
+    c->opts = o;
+    c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
+    const sgr_table *t = c->t;
+    const char *cwd = o && o->cwd && o->cwd[0] == '/' ? o->cwd : "/nonexistent-cwd";
+    sgr_opts dflt = { cwd, NULL, 0, NULL };
+    if (!o)
+        c->opts = o = &dflt;
+
+    /* roots: realpath'd */
+    size_t nroots = o->nroots ? o->nroots : 1;
+    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * nroots);
+    if (!c->roots) {
+        oom_result(c);
+        return r;
+    }
+    c->nroots = 0;
+    for (size_t i = 0; i < nroots; i++) {
+        const char *root = o->nroots ? o->roots[i] : cwd;
+        char real[PATH_MAX];
+        const char *use = realpath(root, real) ? real : root;
+        if (use[0] != '/')
+            continue;
+        char *cp = sg_arena_strndup(&c->arena, use, strlen(use));
+        if (!cp) {
+            oom_result(c);
+            return r;
+        }
+        c->roots[c->nroots++] = cp;
+    }
+
+    int pr = sgr_sh_parse(&c->arena, line, len, &c->lim, &r->cl);
+    if (pr == -2) {
+        oom_result(c);
+        return r;
+    }
+    if (pr < 0 || r->cl.nseg == 0) {
+        /* the line as a whole cannot be analysed: one dynamic pseudo-segment */
+        const char *why = r->cl.error ? r->cl.error : (pr < 0 ? "cannot parse the command" : "empty command");
+        r->cl.seg = sg_arena_zalloc(&c->arena, sizeof(sgr_segment));
+        if (!r->cl.seg) {
+            oom_result(c);
+            return r;
+        }
+        r->cl.nseg = 1;
+        r->cl.seg[0].parent = -1;
+        r->cl.seg[0].pipe_len = 1;
+        r->cl.seg[0].flags = SGR_SEG_DYNAMIC;
+        r->cl.seg[0].dyn_reason = why;
+        r->cl.seg[0].span.len = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+        r->cl.error = NULL;
+        if (pr == 0) {
+            /* an empty line runs nothing */
+            r->cl.seg[0].flags = 0;
+        }
+    } else if (sgr_unwrap(&c->arena, &r->cl, t, &c->lim) == -2) {
+        oom_result(c);
+        return r;
+    }
+
+    uint32_t n = r->cl.nseg;
+    r->norm = sg_arena_zalloc(&c->arena, sizeof *r->norm * n);
+    r->seg_decision = sg_arena_zalloc(&c->arena, n);
+    r->seg_rule = sg_arena_zalloc(&c->arena, sizeof *r->seg_rule * n);
+    if (!r->norm || !r->seg_decision || !r->seg_rule) {
+        oom_result(c);
+        return r;
+    }
+    /* normalise; top-level `cd` moves the cwd for the segments after it */
+    const char *cur = cwd;
+    for (uint32_t i = 0; i < n; i++) {
+        const sgr_segment *s = &r->cl.seg[i];
+        const char *segcwd = s->parent >= 0 ? r->norm[s->parent].cwd : cur;
+        if (normalise_segment(c, i, segcwd) < 0) {
+            oom_result(c);
+            return r;
+        }
+        if (s->parent < 0)
+            cur = cd_target(c, i, cur);
+    }
+
+    int32_t best = SGR_RULE_DEFAULT, bestseg = -1;
+    uint32_t bestd = SGT_ALLOW;
+    int have = 0;
+    sgr_sv bo = { 0 }, ba = { 0 }, bp = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t ru;
+        uint32_t d;
+        if (r->cl.seg[i].argc == 0 && r->cl.seg[i].nredirs == 0 && r->cl.seg[i].nassigns == 0
+            && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+            r->seg_decision[i] = SGT_ALLOW;     /* nothing to run */
+            r->seg_rule[i] = SGR_RULE_DEFAULT;
+            if (!have && n == 1) {
+                best = SGR_RULE_DEFAULT;
+                bestd = SGT_ALLOW;
+            }
+            continue;
+        }
+        if (decide_segment(c, i, &ru, &d) < 0) {
+            oom_result(c);
+            return r;
+        }
+        r->seg_decision[i] = (uint8_t)d;
+        r->seg_rule[i] = ru;
+        if (!have || better(d, bestd)) {
+            have = 1;
+            best = ru;
+            bestd = d;
+            bestseg = (int32_t)i;
+            bo = c->m_option;
+            ba = c->m_arg;
+            bp = c->m_path;
+        }
+    }
+    /* whole-line rules */
+    for (uint32_t k = 0; k < t->meta->line_len; k++) {
+        uint32_t ri = t->lists[t->meta->line_off + k];
+        const sgt_rule *ru = &t->rules[ri];
+        int m = run(c, UINT32_MAX, ru->code_off, ru->code_len);
+        if (c->trace)
+            c->trace(c->trace_ud, -1, ri, m);
+        if (m > 0 && (!have || better(ru->decision, bestd))) {
+            have = 1;
+            best = (int32_t)ri;
+            bestd = ru->decision;
+            bestseg = -1;
+        }
+    }
+    if (!have) {
+        /* nothing to run at all (an empty line or only comments) */
+        r->decision = SGT_ALLOW;
+        r->rule = SGR_RULE_DEFAULT;
+        r->seg = -1;
+        r->rule_id = "empty";
+        r->message = "nothing to run";
+        r->hint = "";
+        return r;
+    }
+    r->decision = bestd;
+    r->rule = best;
+    r->seg = bestseg;
+    r->rule_id = rule_name(t, best);
+    c->m_option = bo;
+    c->m_arg = ba;
+    c->m_path = bp;
+    const char *reason = bestseg >= 0 ? r->cl.seg[bestseg].dyn_reason : NULL;
+    if (best == SGR_RULE_DYNAMIC) {
+        r->message = fill(c, DYN_MSG, bestseg, r->rule_id, reason ? reason : "unknown");
+        r->hint = "Write the command out literally: names and code that only exist when it runs cannot be checked.";
+    } else if (best == SGR_RULE_DEFAULT) {
+        r->message = fill(c, sgr_str(t, t->meta->default_msg), bestseg, r->rule_id, reason);
+        r->hint = sgr_str(t, t->meta->default_hint);
+    } else {
+        r->message = fill(c, sgr_str(t, t->rules[best].msg), bestseg, r->rule_id, reason);
+        r->hint = sgr_str(t, t->rules[best].hint);
+    }
+    return r;
+}

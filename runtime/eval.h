@@ -1,0 +1,75 @@
+/* eval.h - evaluating a command line against a loaded table.
+ *
+ * One sgr_ctx per thread over one shared read-only table (the table is never
+ * written after load, so any number of contexts may evaluate at once).  Every
+ * pointer in an sgr_result lives in the context's scratch arena and stays valid
+ * until the next sgr_eval on the same context; after warm-up an evaluation makes
+ * no heap allocation. */
+#ifndef SGR_EVAL_H
+#define SGR_EVAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "table.h"
+#include "shparse.h"
+
+typedef struct sgr_opts {
+    const char *cwd;                  /* absolute working directory (required) */
+    const char *const *roots;         /* workspace roots; none: the cwd */
+    size_t nroots;
+    const char *home;                 /* for ~ ; NULL: $HOME of this process */
+} sgr_opts;
+
+typedef struct sgr_sv {
+    const char *s;
+    uint32_t len;
+} sgr_sv;
+
+/* A segment as the rules see it. */
+typedef struct sgr_norm {
+    sgr_sv prog;                     /* basename of argv[0] ("" when argc == 0) */
+    sgr_sv subcmd;                   /* first operand, after options (s NULL: none) */
+    sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
+    sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
+    uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
+    const char *cwd;                  /* cwd this segment runs in (after `cd`s) */
+    int paths_state;                  /* 0 not resolved, 1 resolved */
+    sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
+    uint32_t unknown_paths;           /* operands whose value is only known at run time */
+    int outside;                      /* a path leaves every root (or is unknown) */
+    sgr_sv outside_path;             /* the first one that does */
+} sgr_norm;
+
+#define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
+#define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */
+
+typedef struct sgr_result {
+    uint32_t decision;                /* sgt_decision */
+    int32_t rule;                     /* rule index, or SGR_RULE_* */
+    int32_t seg;                      /* deciding segment, -1 for a whole-line rule */
+    const char *rule_id;              /* "pack:label", "default", "dynamic" */
+    const char *message;              /* placeholders filled */
+    const char *hint;                 /* "" when none */
+    sgr_cmdline cl;                   /* segments, including unwrapped ones */
+    sgr_norm *norm;                   /* [cl.nseg] */
+    uint8_t *seg_decision;            /* [cl.nseg] */
+    int32_t *seg_rule;                /* [cl.nseg] */
+    int oom;                          /* evaluation ran out of memory: deny */
+} sgr_result;
+
+/* Called for every rule tried on a segment (seg = -1: whole-line rules). */
+typedef void (*sgr_trace_fn)(void *ud, int32_t seg, uint32_t rule, int matched);
+
+typedef struct sgr_ctx sgr_ctx;
+
+sgr_ctx *sgr_ctx_new(const sgr_table *t);
+void sgr_ctx_free(sgr_ctx *c);
+void sgr_ctx_set_trace(sgr_ctx *c, sgr_trace_fn fn, void *ud);
+void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim);
+
+/* Decide line[0..len).  Never fails: bad input, limits and out-of-memory all
+ * yield a deny whose message says why. */
+const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o);
+
+const char *sgr_decision_name(uint32_t d);
+
+#endif

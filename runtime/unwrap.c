@@ -1,0 +1,221 @@
+/* unwrap.c - finds the command inside a wrapper command as the table's wrapper
+ * declarations describe it (see unwrap.h and docs/language.md, "wrapper"). */
+#include <string.h>
+#include "unwrap.h"
+
+static int is_opt(const sgr_table *t, uint32_t off, uint32_t len, const char *s, size_t n)
+{
+    return len && sgr_progopt_has(t, off, len, s, n);
+}
+
+static int is_assignment(const sgr_word *w)
+{
+    const char *s = w->text;
+    uint32_t i = 0;
+    if (!w->len || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return 0;
+    while (i < w->len && (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')
+                          || (s[i] >= '0' && s[i] <= '9')))
+        i++;
+    return i < w->len && s[i] == '=';
+}
+
+#define UNKNOWN_PROGRAM (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)
+
+/* Mark a freshly made inner segment dynamic when its program is not static. */
+static void check_program(sgr_segment *s)
+{
+    if (s->argc == 0)
+        return;
+    const sgr_word *w = &s->argv[0];
+    if (w->flags & UNKNOWN_PROGRAM) {
+        s->flags |= SGR_SEG_DYNAMIC;
+        s->dyn_reason = "the inner command's name is only known at run time";
+    } else if (w->len == 4 && memcmp(w->text, "eval", 4) == 0) {
+        s->flags |= SGR_SEG_DYNAMIC;
+        s->dyn_reason = "eval runs a string as code";
+    }
+}
+
+static int add_inner(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t from, uint32_t to,
+                     uint8_t nest, uint32_t extra_flags, const sgr_sh_limits *lim)
+{
+    sgr_segment *n = sgr_sh_add_segment(a, cl, lim);
+    if (!n)
+        return -2;
+    sgr_segment *s = &cl->seg[si];          /* may have moved */
+    n->argv = s->argv + from;
+    n->argc = to - from;
+    n->redirs = s->redirs;                  /* the wrapper's redirections apply */
+    n->nredirs = s->nredirs;
+    n->pipeline = s->pipeline;
+    n->pipe_index = s->pipe_index;
+    n->pipe_len = s->pipe_len;
+    n->connector = s->connector;
+    n->parent = (int32_t)si;
+    n->nest = nest;
+    n->depth = (uint16_t)(s->depth + 1);
+    n->flags = (s->flags & (SGR_SEG_SUBSHELL | SGR_SEG_CONTROL | SGR_SEG_FUNCDEF | SGR_SEG_BACKGROUND))
+             | extra_flags;
+    n->span = s->span;
+    check_program(n);
+    return 0;
+}
+
+static int add_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const char *text, uint32_t len,
+                      sgr_span span, const sgr_sh_limits *lim)
+{
+    uint16_t depth = (uint16_t)(cl->seg[si].depth + 1);
+    int r = sgr_sh_parse_nested(a, cl, text, len, (int32_t)si, SGR_NEST_SCRIPT, depth, span, lim);
+    return r == -2 ? -2 : 0;
+}
+
+/* Join argv[from..to) with single spaces (watch, su -c without quoting). */
+static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32_t *len)
+{
+    size_t n = 0;
+    for (uint32_t i = from; i < s->argc; i++)
+        n += s->argv[i].len + 1;
+    char *d = sg_arena_alloc(a, n + 1), *o = d;
+    if (!d)
+        return NULL;
+    for (uint32_t i = from; i < s->argc; i++) {
+        if (i > from)
+            *o++ = ' ';
+        memcpy(o, s->argv[i].text, s->argv[i].len);
+        o += s->argv[i].len;
+    }
+    *o = '\0';
+    *len = (uint32_t)(o - d);
+    return d;
+}
+
+static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                      const sgr_table *t, const sgr_sh_limits *lim)
+{
+    const sgr_segment *s = &cl->seg[si];
+    uint32_t argc = s->argc, skipped = 0;
+    int opts_done = 0, want_script = 0;
+    for (uint32_t i = 1; i < argc;) {
+        s = &cl->seg[si];
+        const sgr_word *w = &s->argv[i];
+        if (!opts_done && is_opt(t, ps->exec_off, ps->exec_len, w->text, w->len)) {
+            uint32_t j = i + 1;
+            while (j < argc && !is_opt(t, ps->end_off, ps->end_len, s->argv[j].text, s->argv[j].len))
+                j++;
+            if (j > i + 1) {
+                int r = add_inner(a, cl, si, i + 1, j, SGR_NEST_EXEC, 0, lim);
+                if (r)
+                    return r;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!opts_done && w->len == 2 && w->text[0] == '-' && w->text[1] == '-') {
+            opts_done = 1;
+            i++;
+            continue;
+        }
+        if (!opts_done && w->len > 1 && (w->text[0] == '-' || (w->text[0] == '+' && ps->value_len))) {
+            const char *eq = memchr(w->text, '=', w->len);
+            if (w->text[1] == '-' || is_opt(t, ps->value_off, ps->value_len, w->text, w->len)
+                || is_opt(t, ps->script_off, ps->script_len, w->text, w->len)) {
+                /* a long option or an exact short one */
+                size_t nl = eq && w->text[1] == '-' ? (size_t)(eq - w->text) : w->len;
+                if (is_opt(t, ps->script_off, ps->script_len, w->text, nl)) {
+                    if (eq && w->text[1] == '-') {
+                        int r = add_script(a, cl, si, eq + 1, (uint32_t)(w->len - nl - 1), w->span, lim);
+                        if (r)
+                            return r;
+                        return 0;
+                    }
+                    want_script = 1;
+                    i++;
+                    continue;
+                }
+                if (is_opt(t, ps->value_off, ps->value_len, w->text, nl) && !(eq && w->text[1] == '-'))
+                    i += 2;
+                else
+                    i++;
+                continue;
+            }
+            /* a cluster: -abc, -uroot, -Scmd, -ec */
+            for (uint32_t k = 1; k < w->len; k++) {
+                char o[2] = { '-', w->text[k] };
+                if (is_opt(t, ps->script_off, ps->script_len, o, 2)) {
+                    if (k + 1 < w->len) {
+                        int r = add_script(a, cl, si, w->text + k + 1, w->len - k - 1, w->span, lim);
+                        return r ? r : 0;
+                    }
+                    want_script = 1;
+                    break;
+                }
+                if (is_opt(t, ps->value_off, ps->value_len, o, 2)) {
+                    if (k + 1 == w->len)
+                        i++;                 /* the value is the next word */
+                    break;
+                }
+            }
+            i++;
+            continue;
+        }
+        /* an operand */
+        if (want_script) {
+            if (w->flags & (SGR_W_UNKNOWN)) {
+                sgr_segment *m = &cl->seg[si];
+                m->flags |= SGR_SEG_DYNAMIC;
+                m->dyn_reason = "the script comes from an expansion";
+                return 0;
+            }
+            return add_script(a, cl, si, w->text, w->len, w->span, lim);
+        }
+        if ((ps->flags & SGT_PROG_ASSIGNMENTS) && is_assignment(w)) {
+            i++;
+            continue;
+        }
+        if (skipped < ps->skip) {
+            skipped++;
+            i++;
+            continue;
+        }
+        if (ps->flags & SGT_PROG_RUNS_NOTHING) {
+            if (!(ps->flags & SGT_PROG_PERMUTE))
+                return 0;
+            i++;
+            continue;
+        }
+        if (ps->flags & SGT_PROG_JOIN) {
+            uint32_t jl;
+            char *js = join_words(a, s, i, &jl);
+            if (!js)
+                return -2;
+            return add_script(a, cl, si, js, jl, s->span, lim);
+        }
+        return add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
+                         (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
+    }
+    return 0;
+}
+
+int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim)
+{
+    for (uint32_t si = 0; si < cl->nseg; si++) {
+        sgr_segment *s = &cl->seg[si];
+        if (s->argc == 0 || (s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
+            continue;
+        uint32_t bl;
+        const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
+        const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
+        if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
+            continue;
+        if (s->depth + 1u > lim->max_depth) {
+            s->flags |= SGR_SEG_DYNAMIC;
+            s->dyn_reason = "wrappers nested too deeply to check";
+            continue;
+        }
+        int r = unwrap_one(a, cl, si, ps, t, lim);
+        if (r == -2)
+            return -2;
+    }
+    return 0;
+}
