@@ -945,8 +945,49 @@ static int param_sub(parser *p, const ctx *c, int32_t owner, uint8_t nest, int i
     return 0;
 }
 
+/* old_arith -> '$[' text-with-balanced-brackets ']'   (bash's deprecated $[...]
+ * arithmetic: one word, blanks included; commands inside are parsed) */
+static int old_arith(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl)
+{
+    size_t st = p->pos, b0 = p->blen;
+    int depth = 0;
+    TRY(enter(p, st));
+    p->pos += 2;
+    for (;;) {
+        if (p->pos >= p->end)
+            return fail(p, st, p->end - st, "unterminated $[");
+        char ch = p->s[p->pos];
+        if (ch == ']' && depth-- == 0) {
+            p->pos++;
+            break;
+        }
+        if (ch == '[')
+            depth++;
+        if (ch == '$') {
+            TRY(dollar(p, c, owner, nest, 0, fl));
+            continue;
+        }
+        if (ch == '`') {
+            TRY(backtick(p, c, owner, nest, 0, fl));
+            continue;
+        }
+        if (ch == '"') {
+            TRY(dquote(p, c, owner, nest, fl));
+            continue;
+        }
+        if (ch == '\\' && p->pos + 1 < p->end)
+            p->pos++;
+        p->pos++;
+    }
+    leave(p);
+    p->blen = b0;
+    TRY(putn(p, p->s + st, p->pos - st));
+    *fl |= SGR_W_ARITH;
+    return 0;
+}
+
 /* dollar -> '$(' list ')' | '$((' arith '))' | '${' param '}' | "$'" ansic "'"
- *         | '$"' dq '"' | '$' NAME | '$' special | '$'   (literal) */
+ *         | '$[' old_arith ']' | '$"' dq '"' | '$' NAME | '$' special | '$'   (literal) */
 static int dollar(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_dq,
                   uint32_t *fl)
 {
@@ -975,6 +1016,8 @@ static int dollar(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_d
     }
     if (n == '{')
         return param_sub(p, c, owner, nest, in_dq, fl);
+    if (n == '[')
+        return old_arith(p, c, owner, nest, fl);
     if (n == '\'' && !in_dq)
         return ansic(p, fl);
     if (n == '"' && !in_dq) {
