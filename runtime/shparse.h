@@ -148,6 +148,23 @@ typedef struct sgr_segment {
     const char *dyn_reason;      /* why DYNAMIC, static string or arena text */
     sgr_span span;               /* the whole simple command as written */
 } sgr_segment;
+/* Conventions of the parser (shparse.c; pinned by tests/shparse/cases.txt):
+ * - depth counts substitution levels only: a nested segment has depth =
+ *   parent's depth + 1.  Subshells and compound bodies keep the depth and set
+ *   SUBSHELL / CONTROL / FUNCDEF instead.
+ * - Commands in $(...) of compound-command headers (`for x in $(ls)`, `case
+ *   $(x) in`, case patterns, `for ((...))`) get parent = the parent of the list
+ *   the compound sits in: -1 at top level (nest CMDSUB, depth 1).
+ * - Redirections after a compound (`{ a; b; } >f`, `done <f`) are appended to
+ *   every segment at its depth inside it.
+ * - A compound that is a pipeline element (`curl x | (sh)`) gives its pipeline
+ *   and position to the segments inside whose own pipeline has length 1.
+ *   Pipeline ids are unique but need not be dense.
+ * - connector is what follows the simple command in its own list (newline =
+ *   SEMI); `;;` and what follows a compound command are not recorded.
+ * - `[[ ... ]]` and `(( ... ))` are segments with argv "[[" ... "]]" and
+ *   "((", EXPR, "))".  `time`, `coproc` are ordinary program names.
+ * - An unquoted \r separates commands like a newline. */
 
 typedef struct sgr_sh_limits {
     uint32_t max_line;           /* bytes; longer lines are refused */
