@@ -24,6 +24,7 @@ typedef struct sgc_tok {
 
 #define SGC_TOKF_ICASE 0x1   /* regex /.../i */
 #define SGC_TOKF_GLOB  0x2   /* word with * ? [ */
+#define SGC_TOKF_QUOTED 0x4  /* a "string" */
 
 /* One member of a set expression. */
 typedef enum {
@@ -38,6 +39,7 @@ typedef struct sgc_item {
     const char *text;
     uint32_t len;
     int icase;
+    int quoted;          /* written as a "string" */
     sgc_loc loc;
     struct sgc_item *next;
 } sgc_item;

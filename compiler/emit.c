@@ -638,6 +638,9 @@ static void emit_limits(emitter *e)
 static const char *test_rule_id(emitter *e, const sgc_tok *name, uint32_t file)
 {
     sgc_program *p = e->p;
+    if ((name->len == 7 && memcmp(name->text, "dynamic", 7) == 0)
+        || (name->len == 7 && memcmp(name->text, "default", 7) == 0))
+        return name->text[1] == 'y' ? "dynamic" : "default";
     for (uint32_t i = 0; i < p->nrules; i++)
         if (strlen(p->rules[i].id) == name->len && memcmp(p->rules[i].id, name->text, name->len) == 0)
             return p->rules[i].id;

@@ -82,16 +82,16 @@ hintopt(H) ::= HINT STRING(T). { H = T; }
 wordlist(L) ::= word(W).             { L = sgc_wlist_new(ps, &W, NULL); }
 wordlist(L) ::= wordlist(P) word(W). { L = sgc_wlist_new(ps, &W, P); }
 
-/* clause -> value|script|exec|end WORD*  |  skip N  |  runs nothing | flags */
+/* clause -> value|script|exec|end '{' WORD* '}'  |  skip N  |  runs nothing | flags */
 %type clauses { sgc_clause * }
 %type clause { sgc_clause * }
 %type cwords { sgc_wlist * }
 clauses(L) ::= .                      { L = NULL; }
 clauses(L) ::= clauses(P) clause(C).  { L = sgc_clause_push(P, C); }
-clause(C) ::= VALUE(K) cwords(W).     { C = sgc_clause_new(ps, SGC_CL_VALUE, &K, W, NULL); }
-clause(C) ::= SCRIPT(K) cwords(W).    { C = sgc_clause_new(ps, SGC_CL_SCRIPT, &K, W, NULL); }
-clause(C) ::= EXEC(K) cwords(W).      { C = sgc_clause_new(ps, SGC_CL_EXEC, &K, W, NULL); }
-clause(C) ::= END(K) cwords(W).       { C = sgc_clause_new(ps, SGC_CL_END, &K, W, NULL); }
+clause(C) ::= VALUE(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_VALUE, &K, W, NULL); }
+clause(C) ::= SCRIPT(K) LBRACE cwords(W) RBRACE.    { C = sgc_clause_new(ps, SGC_CL_SCRIPT, &K, W, NULL); }
+clause(C) ::= EXEC(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_EXEC, &K, W, NULL); }
+clause(C) ::= END(K) LBRACE cwords(W) RBRACE.       { C = sgc_clause_new(ps, SGC_CL_END, &K, W, NULL); }
 clause(C) ::= SKIP(K) WORD(N).        { C = sgc_clause_new(ps, SGC_CL_SKIP, &K, NULL, &N); }
 clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHING, &K, NULL, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }
@@ -133,6 +133,8 @@ m(E) ::= WORD(T).         { E = sgc_set_new(ps, &T); sgc_set_add(ps, E, SGC_ITEM
 m(E) ::= STRING(T).       { E = sgc_set_new(ps, &T); sgc_set_add(ps, E, SGC_ITEM_WORD, &T); }
 m(E) ::= REGEX(T).        { E = sgc_set_new(ps, &T); sgc_set_add(ps, E, SGC_ITEM_REGEX, &T); }
 m(E) ::= IN setexpr(S).   { E = S; }
+m(E) ::= LBRACE(B) items(I) RBRACE. { E = I; if (E) E->loc = B.loc; }
+m(E) ::= MATCHES REGEX(T). { E = sgc_set_new(ps, &T); sgc_set_add(ps, E, SGC_ITEM_REGEX, &T); }
 
 /* cond -> cond or cond | cond and cond | not cond | ( cond ) | atom */
 %type cond { sgc_cond * }

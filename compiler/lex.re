@@ -84,6 +84,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
                 lx->error = "out of memory";
                 return -1;
             }
+            tok->flags |= SGC_TOKF_QUOTED;
             return TK_STRING;
         }
         "\"" ([^"\\\x00] | "\\" [^\x00])* {

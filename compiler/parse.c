@@ -350,6 +350,7 @@ void sgc_set_add(sgc_pstate *ps, sgc_setexpr *e, sgc_item_kind k, const sgc_tok 
     it->text = t->text;
     it->len = t->len;
     it->icase = (t->flags & SGC_TOKF_ICASE) != 0;
+    it->quoted = (t->flags & SGC_TOKF_QUOTED) != 0;
     it->loc = t->loc;
     if (e->tail)
         e->tail->next = it;

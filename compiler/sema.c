@@ -366,6 +366,13 @@ static void lower_matcher(sema *s, sgc_setexpr *e, uint32_t kind)
 {
     if (!e || e->set_index >= 0)
         return;
+    if (e->head && !e->head->next && e->head->kind == SGC_ITEM_WORD && !e->head->quoted
+        && ntab_find(&s->sets, e->head->text, e->head->len)) {
+        sgc_error_note(s->c, e->head->loc, "quote it (\"word\") to match the word itself",
+                       "'%.*s' is the name of a set: write 'in %.*s' to match its members",
+                       (int)e->head->len, e->head->text, (int)e->head->len, e->head->text);
+        e->set_index = -1;
+    }
     if (e->head && !e->head->next && e->head->kind == SGC_ITEM_SETREF) {
         named *d = ntab_find(&s->sets, e->head->text, e->head->len);
         if (d) {
@@ -776,7 +783,7 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
     /* tests of the given files name real rules */
     for (uint32_t f = 0; f < p->ninputs; f++)
         for (sgc_test *t = c->files[f].ast.tests; t; t = t->next) {
-            if (!t->rule.len)
+            if (!t->rule.len || tok_eq(&t->rule, "dynamic") || tok_eq(&t->rule, "default"))
                 continue;
             if (ntab_find(&s.ids, t->rule.text, t->rule.len) || ntab_find(&s.labels, t->rule.text, t->rule.len))
                 continue;

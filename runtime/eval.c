@@ -410,20 +410,29 @@ static int is_read(const sgr_redir *r)
     return (r->kind == SGR_REDIR_READ || r->kind == SGR_REDIR_RDWR) && !not_a_file(r->target.text, r->target.len);
 }
 
-/* Programs feeding segment si: earlier segments of its pipeline, and commands
- * substituted into it (cmdsub, procsub). */
+/* The segment a wrapped command stands for in its pipeline: its outermost
+ * wrapper (sudo bash -> the sudo segment). */
+static int32_t pipeline_parent(const sgr_cmdline *cl, uint32_t si)
+{
+    const sgr_segment *s = &cl->seg[si];
+    while (s->nest == SGR_NEST_WRAPPED && s->parent >= 0)
+        s = &cl->seg[s->parent];
+    return s->parent;
+}
+
+/* Programs feeding segment si: earlier segments of its pipeline (and the commands
+ * their wrappers hide), and commands substituted into it (cmdsub, procsub). */
 static int piped(sgr_ctx *c, uint32_t si, uint32_t set, int from)
 {
     const sgr_cmdline *cl = &c->res.cl;
     const sgr_segment *s = &cl->seg[si];
+    int32_t sp = pipeline_parent(cl, si);
     for (uint32_t j = 0; j < cl->nseg; j++) {
         const sgr_segment *o = &cl->seg[j];
         if (j == si || o->argc == 0)
             continue;
         int rel = 0;
-        if (o->pipeline == s->pipeline && s->pipe_len > 1 && o->parent == s->parent)
-            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
-        else if (o->pipeline == s->pipeline && s->pipe_len > 1 && o->nest == SGR_NEST_WRAPPED)
+        if (o->pipeline == s->pipeline && s->pipe_len > 1 && pipeline_parent(cl, j) == sp)
             rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
         if (!rel && from && o->parent == (int32_t)si && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB))
             rel = 1;

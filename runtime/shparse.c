@@ -1418,7 +1418,7 @@ static int read_heredocs(parser *p)
     uint32_t base = p->hd_base, n = p->hd_n;
     for (uint32_t q = base; q < n; q++) {
         hd_pending h = p->hd[q];
-        size_t bs, be;
+        size_t bs = 0, be = 0;
         TRY(heredoc_lines(p, &h, &bs, &be));
         size_t after = p->pos;
         /* find the owner and the redirections holding the placeholder */
