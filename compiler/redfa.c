@@ -1452,16 +1452,20 @@ static int subset_run(subset *b, const nfa *a, uint32_t max_states)
 
 /* Hopcroft's partition refinement over the complete DFA (n states, k classes).
  * Fills blk[s] with each state's block and returns the number of blocks, or 0 on
- * allocation failure.  Initial blocks: states grouped by accept value.  The
- * worklist holds whole blocks (every class is tried against a splitter); a split
- * block always queues its smaller half, which is what bounds the work. */
+ * allocation failure.  Initial blocks: D = the states that cannot reach an
+ * accepting state (state 0 among them), then the others grouped by accept value.
+ * D can never split (its states only lead into D), so it is left out of the
+ * worklist - Hopcroft needs all initial blocks but one there - and edges into D
+ * are never stored: a trie's n * k transitions shrink to about n.  The worklist
+ * holds whole blocks (every class is tried against a splitter); a split block
+ * always queues its smaller half, which is what bounds the work. */
 static uint32_t hopcroft(uint32_t n, uint32_t k, const uint32_t *trans,
                          const int32_t *acc, uint32_t *blk)
 {
-    size_t e = (size_t)n * k;
+    size_t e = 0;
     uint32_t nb = 0, *in_off = sg_calloc((size_t)n + 1, sizeof *in_off);
-    uint32_t *in_src = sg_malloc(e * sizeof *in_src), *pb = sg_malloc(e * sizeof *pb);
-    uint8_t *in_cls = sg_malloc(e);
+    uint32_t *in_src = NULL, *pb = NULL;
+    uint8_t *in_cls = NULL;
     uint32_t *elems = sg_malloc((size_t)n * sizeof *elems);
     uint32_t *loc = sg_malloc((size_t)n * sizeof *loc);
     uint32_t *bfirst = sg_malloc((size_t)n * sizeof *bfirst);
@@ -1471,26 +1475,54 @@ static uint32_t hopcroft(uint32_t n, uint32_t k, const uint32_t *trans,
     uint32_t *snap = sg_malloc((size_t)n * sizeof *snap);
     uint32_t *touched = sg_malloc((size_t)n * sizeof *touched);
     uint64_t *keys = sg_malloc((size_t)n * sizeof *keys);
+    uint8_t *live = sg_calloc(n, 1);
     uint32_t off[257];
-    if (!in_off || !in_src || !pb || !in_cls || !elems || !loc || !bfirst || !bend
-        || !bmid || !wl || !snap || !touched || !keys)
+    if (!in_off || !elems || !loc || !bfirst || !bend || !bmid || !wl || !snap
+        || !touched || !keys || !live)
         goto out;
-    /* inverse transitions, grouped by target */
-    for (size_t i = 0; i < e; i++)
-        in_off[trans[i] + 1]++;
+    /* inverse transitions, grouped by target, leaving out those into state 0 */
+    for (size_t i = 0; i < (size_t)n * k; i++)
+        if (trans[i]) {
+            in_off[trans[i] + 1]++;
+            e++;
+        }
+    in_src = sg_malloc((e + 1) * sizeof *in_src);
+    pb = sg_malloc((e + 1) * sizeof *pb);
+    in_cls = sg_malloc(e + 1);
+    if (!in_src || !pb || !in_cls)
+        goto out;
     for (uint32_t t = 0; t < n; t++)
         in_off[t + 1] += in_off[t];
     memcpy(loc, in_off, (size_t)n * sizeof *loc);
     for (uint32_t s = 0; s < n; s++)
         for (uint32_t c = 0; c < k; c++) {
-            uint32_t t = trans[(size_t)s * k + c], at = loc[t]++;
-            in_src[at] = s;
-            in_cls[at] = (uint8_t)c;
+            uint32_t t = trans[(size_t)s * k + c];
+            if (t) {
+                uint32_t at = loc[t]++;
+                in_src[at] = s;
+                in_cls[at] = (uint8_t)c;
+            }
         }
-    /* initial partition by accept value, states in increasing order */
+    /* live = can reach an accepting state (backwards search, wl as the stack) */
+    uint32_t sp = 0;
     for (uint32_t s = 0; s < n; s++)
-        keys[s] = ((uint64_t)(uint32_t)(acc[s] + 1) << 32) | s;
+        if (acc[s] >= 0) {
+            live[s] = 1;
+            wl[sp++] = s;
+        }
+    while (sp) {
+        uint32_t t = wl[--sp];
+        for (uint32_t j = in_off[t]; j < in_off[t + 1]; j++)
+            if (!live[in_src[j]]) {
+                live[in_src[j]] = 1;
+                wl[sp++] = in_src[j];
+            }
+    }
+    /* initial partition: D first, then by accept value; states in increasing order */
+    for (uint32_t s = 0; s < n; s++)
+        keys[s] = (live[s] ? (uint64_t)(uint32_t)(acc[s] + 2) << 32 : 0) | s;
     qsort(keys, n, sizeof *keys, cmp_u64);
+    uint32_t nwl = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t s = (uint32_t)keys[i];
         elems[i] = s;
@@ -1499,13 +1531,13 @@ static uint32_t hopcroft(uint32_t n, uint32_t k, const uint32_t *trans,
             if (nb)
                 bend[nb - 1] = i;
             bfirst[nb] = bmid[nb] = i;
-            wl[nb] = nb;
+            if (nb)                          /* block 0 is D */
+                wl[nwl++] = nb;
             nb++;
         }
         blk[s] = nb - 1;
     }
     bend[nb - 1] = n;
-    uint32_t nwl = nb;
     while (nwl) {
         uint32_t B = wl[--nwl], ns = 0;
         for (uint32_t i = bfirst[B]; i < bend[B]; i++)
@@ -1560,7 +1592,7 @@ static uint32_t hopcroft(uint32_t n, uint32_t k, const uint32_t *trans,
 out:
     sg_free(in_off); sg_free(in_src); sg_free(pb); sg_free(in_cls); sg_free(elems);
     sg_free(loc); sg_free(bfirst); sg_free(bend); sg_free(bmid); sg_free(wl);
-    sg_free(snap); sg_free(touched); sg_free(keys);
+    sg_free(snap); sg_free(touched); sg_free(keys); sg_free(live);
     return nb;
 }
 
@@ -1605,12 +1637,15 @@ static int emit_dfa(uint32_t n, uint32_t k, const uint8_t *cls, const uint32_t *
         rc = 0;
         goto out;
     }
-    /* classes whose columns are equal are one class */
+    /* classes whose columns are equal are one class (hashed row by row, for the
+     * cache's sake) */
+    for (uint32_t c = 0; c < k; c++)
+        colh[c] = 0xcbf29ce484222325u;
+    for (uint32_t b = 0; b < nb; b++)
+        for (uint32_t c = 0; c < k; c++)
+            colh[c] = (colh[c] ^ tmin[(size_t)b * k + c]) * 0x100000001b3u;
     for (uint32_t c = 0; c < k; c++) {
-        uint64_t h = 0xcbf29ce484222325u;
-        for (uint32_t b = 0; b < nb; b++)
-            h = (h ^ tmin[(size_t)b * k + c]) * 0x100000001b3u;
-        colh[c] = h;
+        uint64_t h = colh[c];
         colrep[c] = c;
         for (uint32_t d = 0; d < c; d++) {
             if (colrep[d] != d || colh[d] != h)

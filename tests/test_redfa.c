@@ -2,6 +2,9 @@
  * construct, the lowest-id rule, canonical bytes, syntax errors with offsets
  * (golden file redfa/errors.txt), limits, allocation failure, speed, and a
  * randomized cross-check against independent reference matchers. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1       /* strcasestr, FNM_CASEFOLD (CMake defines it too) */
+#endif
 #include "check.h"
 #include "common/alloc.h"
 #include "compiler/redfa.h"
@@ -10,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* Run d over s[0..n) with the runtime's matcher. */
@@ -44,6 +48,81 @@ static int well_formed(const sgc_dfa *d)
         if (d->trans[i] >= d->nstates)
             return 0;
     return 1;
+}
+
+/* The table is the canonical minimal DFA redfa.h promises: classes numbered by
+ * lowest byte and pairwise distinct, states numbered in BFS order from 1 over
+ * classes in order, and no two states equivalent (naive Moore refinement; small
+ * tables only). */
+static int canonical(const sgc_dfa *d)
+{
+    uint32_t n = d->nstates, k = d->nclasses, next = 0;
+    if (n > 3000)
+        return 1;
+    for (int b = 0; b < 256; b++) {
+        if (d->classmap[b] > next)
+            return 0;
+        if (d->classmap[b] == next)
+            next++;
+    }
+    if (next != k)
+        return 0;
+    if (n == 2 && d->accept[1] == -1 && k == 1 && d->trans[1] == 0)
+        return 1;                                     /* the empty language */
+    for (uint32_t c = 0; c < k; c++)
+        for (uint32_t c2 = 0; c2 < c; c2++) {
+            uint32_t s = 0;
+            while (s < n && d->trans[s * k + c] == d->trans[s * k + c2])
+                s++;
+            if (s == n)
+                return 0;
+        }
+    uint32_t *q = calloc(n, sizeof *q), *cls = calloc(n, sizeof *cls),
+             *ncls = calloc(n, sizeof *ncls);
+    uint8_t *seen = calloc(n, 1);
+    int ok = 1;
+    uint32_t qn = 0, id = 2;
+    seen[0] = seen[1] = 1;
+    q[qn++] = 1;
+    for (uint32_t i = 0; i < qn && ok; i++)
+        for (uint32_t c = 0; c < k; c++) {
+            uint32_t t = d->trans[q[i] * k + c];
+            if (!seen[t]) {
+                ok &= t == id++;
+                seen[t] = 1;
+                q[qn++] = t;
+            }
+        }
+    /* Moore: start from accept values, refine until stable; all must end apart */
+    uint32_t nc = 0, prev = 0;
+    for (uint32_t s = 0; s < n; s++)
+        cls[s] = (uint32_t)(d->accept[s] + 1);
+    while (ok) {
+        nc = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            uint32_t t = 0;
+            for (; t < s; t++) {
+                uint32_t c = 0;
+                if (cls[t] != cls[s])
+                    continue;
+                while (c < k && cls[d->trans[t * k + c]] == cls[d->trans[s * k + c]])
+                    c++;
+                if (c == k)
+                    break;
+            }
+            ncls[s] = t < s ? ncls[t] : nc++;
+        }
+        memcpy(cls, ncls, n * sizeof *cls);
+        if (nc == prev)
+            break;
+        prev = nc;
+    }
+    ok &= nc == n;
+    free(q);
+    free(cls);
+    free(ncls);
+    free(seen);
+    return ok;
 }
 
 static int same_dfa(const sgc_dfa *a, const sgc_dfa *b)
@@ -142,7 +221,7 @@ static void test_cases(void)
                     rc ? err.msg : "");
         }
         CHECK(got == t->want);
-        CHECK(rc != 0 || well_formed(&d));
+        CHECK(rc != 0 || (well_formed(&d) && canonical(&d)));
         sgc_dfa_free(&d);
     }
     /* NUL is an ordinary byte */
@@ -236,6 +315,11 @@ static void test_canonical(void)
     sgc_dfa_free(&a);
     sgc_dfa_free(&b);
     sgc_dfa_free(&c);
+    /* the checker itself refuses a table with two equivalent states */
+    uint32_t ft[3] = {0, 2, 2};
+    int32_t fa[3] = {-1, 5, 5};
+    sgc_dfa fake = {3, 1, {0}, ft, fa};
+    CHECK(!canonical(&fake));
     /* minimal: the tail of /(a|b)*a(a|b){3}/ needs exactly 2^4 live states + dead */
     sgc_pattern m = pat(SGC_PAT_REGEX, "^(a|b)*a(a|b){3}$", 0, 0);
     CHECK(sgc_dfa_build(&m, 1, 0, &a, NULL) == 0);
@@ -755,6 +839,7 @@ static void test_random_regex(void)
         }
         built++;
         CHECK(well_formed(&d));
+        CHECK(canonical(&d));
         /* 'A' and 'c' too: case folding and bytes outside the pattern alphabet */
         const char *alpha = icase ? "abABc" : "abcA";
         uint32_t nalpha = icase ? 5 : 4;
@@ -796,6 +881,56 @@ static void test_random_regex(void)
     CHECK(built >= 1400);
 }
 
+/* Random lists of substrings and exact words with random ids against strstr:
+ * the Aho-Corasick path and the sticky pruning. */
+static void test_random_literals(void)
+{
+    int bad = 0;
+    for (int iter = 0; iter < 1500 && bad < 5; iter++) {
+        char lit[6][8], s[16];
+        sgc_pattern ps[6];
+        int np = 1 + (int)rnd(6), icase = iter % 5 == 4;
+        for (int j = 0; j < np; j++) {
+            int len = (int)rnd(5);
+            for (int i = 0; i < len; i++)
+                lit[j][i] = "abB"[rnd(icase ? 3 : 2)];
+            lit[j][len] = '\0';
+            ps[j] = pat(rnd(4) ? SGC_PAT_SUBSTRING : SGC_PAT_EXACT, lit[j], icase,
+                        (int32_t)rnd(5));
+        }
+        sgc_dfa d;
+        sgc_dfa_error err;
+        CHECK(sgc_dfa_build(ps, (size_t)np, 1u << 16, &d, &err) == 0);
+        CHECK(canonical(&d));
+        for (int t = 0; t < 200; t++) {
+            int n = (int)rnd(11);
+            for (int i = 0; i < n; i++)
+                s[i] = "abcAB"[rnd(icase ? 5 : 3)];
+            s[n] = '\0';
+            int32_t want = -1;
+            for (int j = 0; j < np; j++) {
+                int hit = ps[j].kind == SGC_PAT_EXACT
+                              ? (icase ? strcasecmp(s, lit[j]) == 0 : strcmp(s, lit[j]) == 0)
+                              : (icase ? strcasestr(s, lit[j]) != NULL
+                                       : strstr(s, lit[j]) != NULL);
+                if (hit && (want < 0 || ps[j].id < want))
+                    want = ps[j].id;
+            }
+            int32_t got = run(&d, s);
+            if (got != want && bad++ < 5) {
+                fprintf(stderr, "literal mismatch on \"%s\" (icase %d): got %d want %d:", s,
+                        icase, got, want);
+                for (int j = 0; j < np; j++)
+                    fprintf(stderr, " %c\"%s\"=%d", ps[j].kind == SGC_PAT_EXACT ? 'E' : 'S',
+                            lit[j], ps[j].id);
+                fprintf(stderr, "\n");
+            }
+            CHECK(got == want);
+        }
+        sgc_dfa_free(&d);
+    }
+}
+
 /* Random globs against libc fnmatch (flags 0: '*' crosses '/'). */
 static void test_random_glob(void)
 {
@@ -809,16 +944,18 @@ static void test_random_glob(void)
         for (int i = 0; i < na; i++)
             o += (size_t)sprintf(g + o, "%s", atoms[rnd(12)]);
         g[o] = '\0';
-        sgc_pattern p = pat(SGC_PAT_GLOB, g, 0, 1);
+        int icase = iter % 4 == 3;
+        sgc_pattern p = pat(SGC_PAT_GLOB, g, icase, 1);
         sgc_dfa d;
         sgc_dfa_error err;
         CHECK(sgc_dfa_build(&p, 1, 0, &d, &err) == 0);
+        CHECK(canonical(&d));
         for (int t = 0; t < 100; t++) {
             int n = (int)rnd(8);
             for (int i = 0; i < n; i++)
-                s[i] = "ab/*?]"[rnd(6)];
+                s[i] = "ab/*?]AB"[rnd(8)];
             s[n] = '\0';
-            int want = fnmatch(g, s, 0) == 0, got = run(&d, s) == 1;
+            int want = fnmatch(g, s, icase ? FNM_CASEFOLD : 0) == 0, got = run(&d, s) == 1;
             if (got != want && bad++ < 5)
                 fprintf(stderr, "glob mismatch: %s on \"%s\": got %d want %d\n", g, s,
                         got, want);
@@ -839,6 +976,7 @@ int main(void)
     test_alloc_failures();
     test_speed();
     test_random_regex();
+    test_random_literals();
     test_random_glob();
     return sg_test_summary();
 }
