@@ -346,12 +346,13 @@ static int new_lset(sema *s, const char *name, uint32_t name_len, uint32_t kind,
     ls->kind = kind;
     ls->loc = e->loc;
     uint32_t cap = 0;
+    int before = s->c->nerrors;
     if (flatten(s, e, &ls->items, &ls->nitems, &cap) < 0) {
         sg_free(ls->items);
         return -1;
     }
     p->nsets++;
-    if (ls->nitems == 0) {
+    if (ls->nitems == 0 && s->c->nerrors == before) {
         sgc_error(s->c, e->loc, "empty set: it can never match");
         return (int)p->nsets - 1;
     }
@@ -730,9 +731,6 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
         tmp.set_index = -1;
         lower_matcher(&s, &tmp, SGT_SETK_MATCH);
     }
-    for (uint32_t i = 0; i < p->nsets; i++)
-        for (uint32_t k = 0; k < p->sets[i].nitems; k++)
-            check_pattern(&s, p->sets[i].items[k]);
 
     /* rules, dependencies first */
     uint32_t nr = 0;
@@ -793,6 +791,17 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
                 snprintf(note, sizeof note, "did you mean '%.*s'?", (int)near->len, near->name);
             sgc_error_note(c, t->rule.loc, near ? note : NULL, "test names rule '%.*s', which does not exist",
                            (int)t->rule.len, t->rule.text);
+        }
+    /* patterns of every set, named or inline, once each */
+    for (uint32_t i = 0; i < p->nsets; i++)
+        for (uint32_t k = 0; k < p->sets[i].nitems; k++) {
+            sgc_item *it = p->sets[i].items[k];
+            int seen = 0;
+            for (uint32_t j = 0; j < i && !seen; j++)
+                for (uint32_t m = 0; m < p->sets[j].nitems && !seen; m++)
+                    seen = p->sets[j].items[m] == it;
+            if (!seen)
+                check_pattern(&s, it);
         }
     if (!c->nerrors)
         check_shadowing(&s);

@@ -1,0 +1,93 @@
+#!/bin/sh
+# cli.sh - the CLI contract (DESIGN.md): exit codes, --json and --batch shapes,
+# compile/dump round trips, refusal of corrupt tables.  usage: cli.sh SHELLGATE SRCDIR
+set -u
+SG=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_exit() { # want_code description command...
+    want=$1; shift; what=$1; shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want"; cat "$T/err" >&2; fi
+}
+has() { # file substring description
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in output"; cat "$1" >&2; fi
+}
+
+# exit codes: 0 allow, 1 deny, 2 ask, 64 usage
+expect_exit 0 "allow" "$SG" check -- ls -la
+expect_exit 1 "deny" "$SG" check -- 'rm -rf /'
+expect_exit 2 "ask" "$SG" check -- 'git push origin main'
+expect_exit 64 "no command" "$SG" check
+expect_exit 64 "unknown option" "$SG" check --frobnicate -- ls
+expect_exit 64 "unknown subcommand" "$SG" frobnicate
+expect_exit 66 "missing pack" "$SG" check -p /nonexistent/x.rules -- ls
+expect_exit 66 "unknown embedded pack" "$SG" check -p nosuchpack -- ls
+
+# --json carries the contract's fields
+"$SG" check --json -- 'ls | grep x' >"$T/j"
+has "$T/j" '"decision":"allow"' "json decision"
+has "$T/j" '"segments":[{"argv":["ls"]' "json segments"
+has "$T/j" '"rate_limited":false' "json rate_limited"
+has "$T/j" '"wait_time_seconds":0' "json wait"
+
+# --batch: one answer per line, in order; bad lines are denied and the batch goes on
+printf '%s\n' '{"cmd": "ls"}' 'not json' '{"cmd": 5}' '{"cmd": "rm -rf /", "cwd": "/tmp"}' \
+    '{"cmd": "cat x", "cwd": "relative"}' '{"cmd": "cat /tmp/x", "cwd": "/tmp", "roots": ["/tmp"]}' \
+    | "$SG" check --batch >"$T/b"
+[ "$(wc -l <"$T/b")" -eq 6 ] && ok || bad "batch line count $(wc -l <"$T/b")"
+sed -n 1p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch line 1"
+sed -n 2p "$T/b" | grep -q '"decision":"deny","error":"input line is not a JSON object"' && ok || bad "batch line 2"
+sed -n 3p "$T/b" | grep -q '"error":"\\"cmd\\" must be a string"' && ok || bad "batch line 3"
+sed -n 4p "$T/b" | grep -q '"rule":"default:rm_root"' && ok || bad "batch line 4"
+sed -n 5p "$T/b" | grep -q '"error":"\\"cwd\\" must be an absolute path"' && ok || bad "batch line 5"
+sed -n 6p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch line 6"
+
+# compile: identical bytes for identical sources; dump reads the table; -p takes .sgt
+cp "$SRC/docs/example.rules" "$T/ex.rules"
+expect_exit 0 "compile" "$SG" compile -o "$T/a.sgt" "$T/ex.rules"
+expect_exit 0 "compile again" "$SG" compile -o "$T/b.sgt" "$T/ex.rules"
+cmp -s "$T/a.sgt" "$T/b.sgt" && ok || bad "compile is not deterministic"
+expect_exit 0 "dump" "$SG" dump "$T/a.sgt"
+has "$T/out" 'rule#2 "readonly_demo:find_exec" deny' "dump lists rules"
+expect_exit 1 "check with a .sgt" "$SG" check -p "$T/a.sgt" -- 'find . -delete'
+expect_exit 0 "compile --check writes nothing" "$SG" compile --check -o "$T/c.sgt" "$T/ex.rules"
+[ ! -e "$T/c.sgt" ] && ok || bad "compile --check wrote a table"
+
+# a corrupt or truncated table is refused, never loaded as an empty policy
+head -c 300 "$T/a.sgt" >"$T/trunc.sgt"
+expect_exit 65 "truncated table" "$SG" check -p "$T/trunc.sgt" -- ls
+has "$T/err" "table:" "truncated table message"
+cp "$T/a.sgt" "$T/flip.sgt"
+printf '\377' | dd of="$T/flip.sgt" bs=1 seek=400 conv=notrunc 2>/dev/null
+expect_exit 65 "flipped table" "$SG" check -p "$T/flip.sgt" -- ls
+has "$T/err" "checksum mismatch" "flipped table message"
+
+# a pack whose inline tests fail does not compile
+cat >"$T/bad.rules" <<'R'
+pack bad version 1
+default allow "fine"
+test deny "ls"
+R
+expect_exit 65 "failing inline test" "$SG" compile -o "$T/bad.sgt" "$T/bad.rules"
+has "$T/err" "test failed: ls" "failing test reported"
+[ ! -e "$T/bad.sgt" ] && ok || bad "a pack with failing tests was written"
+
+# explain names the pack and the decider
+expect_exit 1 "explain (exit code is the decision)" "$SG" explain -- 'sudo env A=1 nice bash -c "cat /etc/shadow"'
+has "$T/out" "segment 4 (script in segment 3)" "explain shows unwrapped segments"
+has "$T/out" "rule: default:privilege" "explain names the decider"
+
+# test over a case file prints the contract's summary line
+printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x.cases"
+expect_exit 0 "case file" "$SG" test "$T/x.cases"
+has "$T/out" "2 passed, 0 failed" "test summary"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
