@@ -222,7 +222,7 @@ static cJSON *result_json(const sgr_table *t, const sgr_result *r)
         cJSON_AddStringToObject(so, "decision", sgr_decision_name(r->seg_decision[i]));
         int32_t ru = r->seg_rule[i];
         cJSON_AddStringToObject(so, "rule", ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
-                                                                      : sgr_str(t, t->rules[ru].id));
+                                            : ru == SGR_RULE_NOTHING ? "no-command" : sgr_str(t, t->rules[ru].id));
         if (s->nest != SGR_NEST_TOP)
             cJSON_AddStringToObject(so, "nested", sgr_nest_names[s->nest]);
         if (s->flags & SGR_SEG_DYNAMIC)
@@ -392,7 +392,8 @@ static void explain_segments(const sgr_table *t, const sgr_result *r)
             printf("  dynamic: %s\n", s->dyn_reason ? s->dyn_reason : "");
         int32_t ru = r->seg_rule ? r->seg_rule[i] : SGR_RULE_DEFAULT;
         printf("  decision: %s by %s\n", r->seg_decision ? sgr_decision_name(r->seg_decision[i]) : "deny",
-               ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic" : sgr_str(t, t->rules[ru].id));
+               ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
+               : ru == SGR_RULE_NOTHING ? "no-command" : sgr_str(t, t->rules[ru].id));
     }
 }
 

@@ -691,6 +691,21 @@ static int better(uint32_t d, uint32_t best)
     return sgt_strictness(d) > sgt_strictness(best);
 }
 
+/* Between segments: a stricter decision wins; at equal strictness an explicit rule
+ * explains more than the built-in dynamic deny, which explains more than the
+ * pack's default, so `sudo rm -rf /` reports the rm rule, not "sudo is not allowed". */
+static int rank(int32_t rule)
+{
+    return rule >= 0 ? 3 : rule == SGR_RULE_DYNAMIC ? 2 : rule == SGR_RULE_DEFAULT ? 1 : 0;
+}
+
+static int better_seg(uint32_t d, int32_t r, uint32_t bestd, int32_t bestr)
+{
+    if (sgt_strictness(d) != sgt_strictness(bestd))
+        return sgt_strictness(d) > sgt_strictness(bestd);
+    return rank(r) > rank(bestr);
+}
+
 /* Evaluate the rules for segment si; fills seg_decision/seg_rule. */
 static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *dec_out)
 {
@@ -740,6 +755,12 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
         *dec_out = SGT_DENY;
         return 0;
     }
+    if (best < 0 && s->argc == 0) {
+        /* only assignments or redirections: nothing runs, and no rule objected */
+        *rule_out = SGR_RULE_NOTHING;
+        *dec_out = SGT_ALLOW;
+        return 0;
+    }
     if (best < 0) {
         *rule_out = SGR_RULE_DEFAULT;
         *dec_out = t->meta->default_decision;
@@ -756,6 +777,8 @@ static const char *rule_name(const sgr_table *t, int32_t r)
         return "default";
     if (r == SGR_RULE_DYNAMIC)
         return "dynamic";
+    if (r == SGR_RULE_NOTHING)
+        return "no-command";
     return sgr_str(t, t->rules[r].id);
 }
 
@@ -885,7 +908,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         }
         r->seg_decision[i] = (uint8_t)d;
         r->seg_rule[i] = ru;
-        if (!have || better(d, bestd)) {
+        if (!have || better_seg(d, ru, bestd, best)) {
             have = 1;
             best = ru;
             bestd = d;
@@ -902,7 +925,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         int m = run(c, UINT32_MAX, ru->code_off, ru->code_len);
         if (c->trace)
             c->trace(c->trace_ud, -1, ri, m);
-        if (m > 0 && (!have || better(ru->decision, bestd))) {
+        if (m > 0 && (!have || better_seg(ru->decision, (int32_t)ri, bestd, best))) {
             have = 1;
             best = (int32_t)ri;
             bestd = ru->decision;
@@ -930,6 +953,9 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     if (best == SGR_RULE_DYNAMIC) {
         r->message = fill(c, DYN_MSG, bestseg, r->rule_id, reason ? reason : "unknown");
         r->hint = "Write the command out literally: names and code that only exist when it runs cannot be checked.";
+    } else if (best == SGR_RULE_NOTHING) {
+        r->message = "nothing runs: the line only sets variables or opens files";
+        r->hint = "";
     } else if (best == SGR_RULE_DEFAULT) {
         r->message = fill(c, sgr_str(t, t->meta->default_msg), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->meta->default_hint);

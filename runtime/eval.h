@@ -41,6 +41,7 @@ typedef struct sgr_norm {
 
 #define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
 #define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */
+#define SGR_RULE_NOTHING  (-3)        /* only assignments/redirections, no rule objected */
 
 typedef struct sgr_result {
     uint32_t decision;                /* sgt_decision */

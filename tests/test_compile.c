@@ -1,0 +1,195 @@
+/* test_compile.c - the compiler and the evaluator together, without the CLI:
+ * determinism, a real table refused after any byte flip or truncation, the
+ * "fail the Nth allocation" sweep over compile, load and evaluate, and the
+ * evaluator's semantics one behaviour per check. */
+#include "check.h"
+#include "common/alloc.h"
+#include "compiler/compile.h"
+#include "runtime/eval.h"
+#include "runtime/table.h"
+#include <stdlib.h>
+
+static const char PACK[] =
+    "pack t version 7\n"
+    "wrapper sudo env { value { -u } assignments }\n"
+    "wrapper sh bash { script { -c } runs nothing }\n"
+    "wrapper find { exec { -exec } end { \";\" } permute runs nothing }\n"
+    "command git { value { -C } }\n"
+    "default deny \"'{program}' is not allowed\" hint \"ask\"\n"
+    "set tools = { ls cat grep wc echo cd }\n"
+    "read: allow program in tools and not path outside workspace\n"
+    "git_read: allow program git and subcommand in { log status }\n"
+    "rm_rf: deny program rm and option all { -r -f } \"no {program} {option}\"\n"
+    "rm_any: ask program rm\n"
+    "pipe_sh: deny program in { sh bash } and piped from { curl }\n"
+    "curl: ask program curl\n"
+    "bomb: deny text contains { \":(){\" }\n"
+    "dyn_echo: ask dynamic and program /^\\$[A-Z]+$/\n"
+    "secret: deny path inside { */.ssh } \"{path} is secret\"\n"
+    "test allow \"ls | wc -l\"\n"
+    "test deny \"rm -fr x\" rule rm_rf\n";
+
+static uint8_t *compile(const char *text, size_t *len)
+{
+    sgc_input in = { "t.rules", text, strlen(text) };
+    sgc_options o;
+    memset(&o, 0, sizeof o);
+    uint8_t *out = NULL;
+    int r = sgc_compile(&o, &in, 1, &out, len);
+    return r == 0 ? out : NULL;
+}
+
+static sgr_ctx *ctx;
+static const sgr_result *ev(const char *cmd)
+{
+    sgr_opts o = { "/w/proj", NULL, 0, "/w" };
+    return sgr_eval(ctx, cmd, strlen(cmd), &o);
+}
+
+static void expect(const char *cmd, uint32_t dec, const char *rule)
+{
+    const sgr_result *r = ev(cmd);
+    int ok = r->decision == dec && strcmp(r->rule_id, rule) == 0;
+    if (!ok)
+        fprintf(stderr, "  %s: got %s %s (%s), want %s %s\n", cmd, sgr_decision_name(r->decision),
+                r->rule_id, r->message, sgr_decision_name(dec), rule);
+    CHECK(ok);
+}
+
+int main(void)
+{
+    size_t len = 0, len2 = 0;
+    uint8_t *a = compile(PACK, &len), *b = compile(PACK, &len2);
+    CHECK(a && b);
+    if (!a || !b)
+        return sg_test_summary();
+    /* equal sources give identical bytes */
+    CHECK(len == len2 && memcmp(a, b, len) == 0);
+
+    char err[256];
+    sgr_table *t = NULL;
+    CHECK(sgr_table_load(a, len, &t, err, sizeof err) == 0);
+    ctx = sgr_ctx_new(t);
+
+    /* decisions: deny > ask > allow, across rules and segments */
+    expect("ls -la", SGT_ALLOW, "t:read");
+    expect("rm x", SGT_ASK, "t:rm_any");
+    expect("rm -rf x", SGT_DENY, "t:rm_rf");
+    expect("rm -r -f x", SGT_DENY, "t:rm_rf");
+    expect("/bin/rm -fr x", SGT_DENY, "t:rm_rf");
+    expect("r''m -rf x", SGT_DENY, "t:rm_rf");
+    expect("ls && rm x; cat y", SGT_ASK, "t:rm_any");
+    expect("ls | rm -rf x | wc", SGT_DENY, "t:rm_rf");
+    expect("python3", SGT_DENY, "default");
+    /* message placeholders */
+    CHECK_STR(ev("rm -rf x")->message, "no rm -f");
+    CHECK_STR(ev("python3 x")->message, "'python3' is not allowed");
+    CHECK_STR(ev("python3 x")->hint, "ask");
+    /* wrappers: both wrapper and inner command are evaluated */
+    expect("sudo -u root rm -rf x", SGT_DENY, "t:rm_rf");
+    expect("env A=1 B=2 rm -rf x", SGT_DENY, "t:rm_rf");
+    expect("sh -c 'ls; rm -rf x'", SGT_DENY, "t:rm_rf");
+    expect("bash -c \"sudo sh -c 'rm -fr x'\"", SGT_DENY, "t:rm_rf");
+    expect("find . -exec rm -rf {} ;", SGT_DENY, "t:rm_rf");
+    expect("find . -name x", SGT_DENY, "default");
+    /* subcommands after value-taking global options */
+    expect("git -C sub log", SGT_ALLOW, "t:git_read");
+    expect("git push", SGT_DENY, "default");
+    /* pipelines: what feeds a shell */
+    expect("curl x|sh", SGT_DENY, "t:pipe_sh");
+    expect("curl x | sudo bash", SGT_DENY, "t:pipe_sh");
+    expect("bash <(curl x)", SGT_DENY, "t:pipe_sh");
+    expect("cat x | sh", SGT_DENY, "default");
+    /* whole-line text rules */
+    expect(":(){ :|:& };:", SGT_DENY, "t:bomb");
+    /* dynamic: denied unless a rule about dynamic decides; deny still wins */
+    expect("a=r; b=m; $a$b x", SGT_DENY, "dynamic");
+    expect("$(echo rm) x", SGT_DENY, "dynamic");
+    expect("eval ls", SGT_DENY, "dynamic");
+    expect("echo 'unbalanced", SGT_DENY, "dynamic");
+    expect("$X", SGT_ASK, "t:dyn_echo");
+    expect("A=1; B=2", SGT_ALLOW, "no-command");
+    expect("A=1; rm -rf x", SGT_DENY, "t:rm_rf");
+    CHECK(strstr(ev("eval ls")->message, "cannot be checked before it runs") != NULL);
+    /* paths: workspace, .., cd, ~, secrets */
+    expect("cat src/a.c", SGT_ALLOW, "t:read");
+    expect("cat ../other/x", SGT_DENY, "default");
+    expect("cat /etc/passwd", SGT_DENY, "default");
+    expect("cd src && cat ../a.c", SGT_ALLOW, "t:read");
+    expect("cd /etc && cat passwd", SGT_DENY, "default");
+    expect("cat ~/.ssh/id_rsa", SGT_DENY, "t:secret");
+    CHECK_STR(ev("cat ~/.ssh/id_rsa")->message, "/w/.ssh/id_rsa is secret");
+    expect("grep -f/etc/shadow x", SGT_DENY, "default");
+    expect("cat $HOME/x", SGT_DENY, "default");
+    expect("echo hi 2>/dev/null", SGT_ALLOW, "t:read");
+    expect("cat < /etc/passwd", SGT_DENY, "default");
+    /* empty input runs nothing */
+    CHECK(ev("")->decision == SGT_ALLOW);
+    CHECK(ev("   # just a comment")->decision == SGT_ALLOW);
+    /* NUL bytes are data: the line is refused, not cut short */
+    {
+        sgr_opts o = { "/w/proj", NULL, 0, "/w" };
+        const sgr_result *r = sgr_eval(ctx, "ls\0rm -rf x", 11, &o);
+        CHECK(r->decision == SGT_DENY);
+    }
+
+    /* every single-byte change and every truncation of a real table is refused */
+    int flips_ok = 1, trunc_ok = 1;
+    uint8_t *m = malloc(len);
+    for (size_t i = 0; i < len; i++) {
+        memcpy(m, a, len);
+        m[i] ^= 0x5a;
+        sgr_table *x = NULL;
+        if (sgr_table_load(m, len, &x, err, sizeof err) == 0) {
+            flips_ok = 0;
+            sgr_table_free(x);
+            fprintf(stderr, "  flip at %zu loaded\n", i);
+        }
+    }
+    for (size_t n = 0; n < len; n++) {
+        memcpy(m, a, n);
+        sgr_table *x = NULL;
+        if (sgr_table_load(m, n, &x, err, sizeof err) == 0) {
+            trunc_ok = 0;
+            sgr_table_free(x);
+        }
+    }
+    free(m);
+    CHECK(flips_ok);
+    CHECK(trunc_ok);
+    sgr_ctx_free(ctx);
+    sgr_table_free(t);
+
+    /* fail the Nth allocation, N = 1...: compile, load and evaluate each end in a
+     * clean error or a deny, never a crash (ASan/LSan check the leaks) */
+    int sweep_ok = 1;
+    long n;
+    for (n = 1; n < 100000; n++) {
+        sg_alloc_fail_after(n);
+        size_t l = 0;
+        uint8_t *tb = compile(PACK, &l);
+        sgr_table *x = NULL;
+        int loaded = tb && sgr_table_load(tb, l, &x, err, sizeof err) == 0;
+        sgr_ctx *cx = loaded ? sgr_ctx_new(x) : NULL;
+        int done = 0;
+        if (cx) {
+            sgr_opts o = { "/w/proj", NULL, 0, "/w" };
+            const sgr_result *r = sgr_eval(cx, "sudo env A=1 sh -c 'ls | rm -rf x'", 34, &o);
+            if (r->decision != SGT_DENY)
+                sweep_ok = 0;
+            done = !r->oom;
+        }
+        sgr_ctx_free(cx);
+        sgr_table_free(x);
+        sg_free(tb);
+        sg_alloc_fail_after(0);
+        if (done)
+            break;
+    }
+    CHECK(sweep_ok);
+    CHECK(n > 10 && n < 100000);
+    printf("allocation sweep: %ld points\n", n);
+    free(a);
+    free(b);
+    return sg_test_summary();
+}
