@@ -35,6 +35,7 @@
 
 /* ---- errors ------------------------------------------------------------------ */
 
+/* Fill e: a printf-formatted message, the pattern id and byte offset. */
 __attribute__((format(printf, 4, 5)))
 static void set_err(sgc_dfa_error *e, int32_t pid, size_t off, const char *fmt, ...)
 {
@@ -46,6 +47,7 @@ static void set_err(sgc_dfa_error *e, int32_t pid, size_t off, const char *fmt, 
     e->offset = off;
 }
 
+/* The one message for allocation failure (callers match it exactly). */
 static void set_oom(sgc_dfa_error *e)
 {
     set_err(e, -1, 0, "out of memory");
@@ -55,6 +57,7 @@ static void set_oom(sgc_dfa_error *e)
 
 typedef struct cset { uint64_t w[4]; } cset;
 
+/* Set operations on 256-bit byte sets (bit b = byte b). */
 static void cs_add(cset *s, unsigned b) { s->w[b >> 6] |= (uint64_t)1 << (b & 63); }
 static int cs_has(const cset *s, unsigned b) { return (int)((s->w[b >> 6] >> (b & 63)) & 1); }
 
@@ -155,6 +158,7 @@ typedef struct rparser {
     int failed;
 } rparser;
 
+/* Record a syntax error at off (the first one wins); returns NULL for callers. */
 __attribute__((format(printf, 3, 4)))
 static void *perr(rparser *p, size_t off, const char *fmt, ...)
 {
@@ -185,6 +189,7 @@ static rnode *rn_new(rparser *p, int type, size_t off)
     return x;
 }
 
+/* Make kid the last child of parent. */
 static void rn_append(rnode *parent, rnode *kid)
 {
     kid->prev = parent->last;
@@ -208,6 +213,7 @@ static rnode *rn_set(rparser *p, size_t off, const cset *s)
     return x;
 }
 
+/* A set node for the single byte b (folded when icase). */
 static rnode *rn_byte(rparser *p, size_t off, unsigned b)
 {
     cset s;
@@ -216,12 +222,14 @@ static rnode *rn_byte(rparser *p, size_t off, unsigned b)
     return rn_set(p, off, &s);
 }
 
+/* ASCII character tests (the locale plays no part). */
 static int is_digit(unsigned c) { return c >= '0' && c <= '9'; }
 static int is_alnum(unsigned c)
 {
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* The value of hex digit c, or -1. */
 static int hexval(unsigned c)
 {
     if (is_digit(c))
@@ -685,6 +693,7 @@ typedef struct nfa {
     uint32_t nanch, nunanch, capanch, capunanch;
 } nfa;
 
+/* An empty NFA with no states, sets or entries. */
 static void nfa_init(nfa *a)
 {
     memset(a, 0, sizeof *a);
@@ -692,6 +701,7 @@ static void nfa_init(nfa *a)
     a->start = a->loopchar = -1;
 }
 
+/* Release everything a holds; safe after a failed build. */
 static void nfa_free(nfa *a)
 {
     sg_free(a->type);
@@ -761,6 +771,7 @@ oom:
     return -1;
 }
 
+/* A hash of the set's bits (for the set table; never reaches the output). */
 static uint32_t cs_hash(const cset *s)
 {
     uint64_t h = 0x9e3779b97f4a7c15u;
@@ -887,12 +898,14 @@ static int32_t emit(nfa *a, const rnode *x, int32_t next)
     }
 }
 
+/* Is x a Σ* (an unbounded repeat of the full byte set, as '.*' or glob '*')? */
 static int is_any_star(const rnode *x)
 {
     return x->type == RN_REP && x->min == 0 && x->max == REP_INF
            && x->first->type == RN_SET && cs_full(&x->first->set);
 }
 
+/* Record entry state s of a branch anchored at the start or not; 0 or -1. */
 static int push_entry(nfa *a, int anchored, int32_t s)
 {
     int32_t **v = anchored ? &a->anch : &a->unanch;
@@ -1053,6 +1066,7 @@ typedef struct subset {
     int status;
 } subset;
 
+/* Release every scratch and result array of b. */
 static void subset_free(subset *b)
 {
     sg_free(b->cs_off); sg_free(b->cs_cls); sg_free(b->inH);
@@ -1109,6 +1123,7 @@ static int byte_classes(subset *b)
     return 0;
 }
 
+/* qsort orders for plain integers. */
 static int cmp_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -1121,6 +1136,7 @@ static int cmp_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Sort v[0..n) ascending (insertion sort for the usual tiny sets). */
 static void sort_u32(uint32_t *v, uint32_t n)
 {
     if (n > 16) {
@@ -1135,6 +1151,7 @@ static void sort_u32(uint32_t *v, uint32_t n)
     }
 }
 
+/* Start a new closure: bump the visit stamp, clearing all stamps on wrap-around. */
 static void next_gen(subset *b)
 {
     if (++b->gen == 0) {
@@ -1199,6 +1216,7 @@ static uint32_t canon_set(subset *b, uint32_t len)
     return m;
 }
 
+/* A hash of the state set v[0..n) for the set table. */
 static uint32_t set_hash(const uint32_t *v, uint32_t n)
 {
     uint64_t h = 0x84222325cbf29ce4u ^ n;
@@ -1710,6 +1728,7 @@ out:
 
 /* ---- public API -------------------------------------------------------------------- */
 
+/* Exact words and substrings: never blamed first for a state-limit error. */
 static int is_literal(const sgc_pattern *p)
 {
     return p->kind == SGC_PAT_EXACT || p->kind == SGC_PAT_SUBSTRING;

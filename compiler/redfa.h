@@ -9,7 +9,8 @@
  *   SUBSTRING  text occurs anywhere (Σ* text Σ*); "" matches every string.
  *   GLOB       whole-string shell glob: '*' any run of bytes (including '/'),
  *              '?' any one byte, [abc] [a-z] [!a-z] [^a-z] [[:alpha:]], ']' first
- *              in a class is literal, '\x' is x (also inside a class).
+ *              in a class is literal, '\x' is x (also inside a class); an
+ *              unterminated '[' or a trailing '\' is an error, not a literal.
  *   REGEX      ERE subset with SEARCH semantics: matches if some substring matches
  *              (Σ* re Σ*).  A '^' at the start of a top-level alternative anchors
  *              it at the start, an unescaped '$' at its end anchors it at the end
@@ -19,11 +20,13 @@
  *              xdigit blank cntrl print graph (ASCII), \d \D \w \W \s \S \t \n
  *              \r \f \v \xHH, '\' before any other non-alphanumeric byte is that
  *              byte; ( ) and (?: ); '|' with empty alternatives; * + ? {m} {m,}
- *              {m,n} with m, n <= 255; quantifiers may be stacked (a{2}{3}).
+ *              {m,n} with m, n <= 255; quantifiers may be stacked (a{2}{3},
+ *              at most 4 in a row); groups nest at most 200 deep.
  *              Rejected with a message: lazy (*?) and possessive (*+) quantifiers,
  *              backreferences, lookaround and other (?...) groups, unknown
  *              escapes such as \b, a '{' that does not start a repetition.
- *   icase      ASCII case-insensitive, for that pattern only.
+ *   icase      ASCII case-insensitive, for that pattern only; a negated class
+ *              folds first, then negates ([^a] matches neither 'a' nor 'A').
  * A byte is a byte: no UTF-8 decoding, NUL is an ordinary byte.
  *
  * The DFA (layout of runtime/dfa.h, ORDER DFA_LAYOUT): accept[s] is the lowest id
@@ -83,6 +86,10 @@ typedef struct sgc_dfa_error {
  * the pattern at fault (for a state-limit error: the single pattern that needs
  * too many states on its own, else the first glob/regex of the list) and offset
  * the byte in its text; *out is left zeroed.  Nothing leaks on any path.
+ * Because the bound applies before minimisation, a search pattern such as
+ * /a.{12}/ (minimal DFA: 14 states; subset construction: 2^13) is refused too,
+ * and an unanchored self-overlapping run (substring "xxx...x" of length n) costs
+ * O(n^2) time to determinise.
  * Cost: a union of substrings sharing one id is an Aho-Corasick automaton; with
  * distinct ids the DFA must also remember the lowest id seen so far, which can
  * need (number of substrings)^2 states - give a "contains any of" set one id. */

@@ -430,6 +430,31 @@ static void test_limits(void)
     sgc_pattern h2 = pat(SGC_PAT_REGEX, "a{255}{255}", 0, 6);   /* 65025 NFA states */
     CHECK(sgc_dfa_build(&h2, 1, 0, &d, &err) == -1);
     CHECK_STR(err.msg, "pattern needs more than 4096 automaton states; simplify it");
+    /* nesting: 200 groups are fine, 201 are refused at the 201st '(' */
+    static char deep[1024];
+    for (int depth = 200; depth <= 201; depth++) {
+        memset(deep, '(', (size_t)depth);
+        deep[depth] = 'a';
+        memset(deep + depth + 1, ')', (size_t)depth);
+        deep[2 * depth + 1] = '\0';
+        int rc = sgc_regex_check(deep, strlen(deep), &err);
+        CHECK(rc == (depth == 200 ? 0 : -1));
+        if (rc)
+            CHECK(err.offset == 200);
+    }
+    /* a long literal regex is a loop, not a recursion (anchored: unanchored, a
+     * self-overlapping run like x{60000} costs quadratic time in the subset
+     * construction, see redfa.h) */
+    static char lit[60003];
+    memset(lit, 'x', 60002);
+    lit[0] = '^';
+    lit[60001] = '$';
+    sgc_pattern lp = pat(SGC_PAT_REGEX, lit, 0, 1);
+    t0 = clock();
+    CHECK(sgc_dfa_build(&lp, 1, 70000, &d, &err) == 0);
+    CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+    CHECK(d.nstates == 60002 && run_n(&d, lit + 1, 60000) == 1 && run(&d, lit + 2) == -1);
+    sgc_dfa_free(&d);
     /* repetition counts */
     CHECK(sgc_regex_check("a{256}", 6, &err) == -1);
     CHECK_STR(err.msg, "repetition count 256 is above the limit of 255");
@@ -567,6 +592,7 @@ static void test_speed(void)
     int rc = sgc_dfa_build(ps, NW, 1u << 20, &d, &err);
     double t1 = now();
     CHECK(rc == 0);
+    CHECK(t1 - t0 < 1.0);           /* generous: sanitizers; about 30 ms at -O2 */
     if (rc == 0) {
         printf("10000 exact words: %.1f ms, %u states, %u classes\n", (t1 - t0) * 1e3,
                d.nstates, d.nclasses);
@@ -588,6 +614,7 @@ static void test_speed(void)
     rc = sgc_dfa_build(ps, NS, 1u << 20, &d, &err);
     t1 = now();
     CHECK(rc == 0);
+    CHECK(t1 - t0 < 1.0);           /* about 8 ms at -O2 */
     if (rc == 0) {
         printf("500 substrings, one id: %.1f ms, %u states, %u classes\n", (t1 - t0) * 1e3,
                d.nstates, d.nclasses);
