@@ -36,9 +36,9 @@ static void *buf_add(buf *b, const void *p, size_t n)
         b->cap = nc;
     }
     void *at = b->d + b->n;
-    if (p)
+    if (p && n)
         memcpy(at, p, n);
-    else
+    else if (n)
         memset(at, 0, n);
     b->n += n;
     return at;
@@ -151,7 +151,10 @@ static int emit_set(emitter *e, const sgc_lset *ls)
         pt->text = it->text;
         pt->len = it->len;
         pt->icase = it->icase;
-        pt->id = (int32_t)np;
+        /* one id for the whole set: the runtime asks only "does any item match",
+         * and distinct ids would make the automaton track the lowest one seen
+         * (500 substrings: ~3k states with one id, ~800k with distinct ids) */
+        pt->id = 0;
         if (it->kind == SGC_ITEM_REGEX)
             pt->kind = SGC_PAT_REGEX;
         else if (it->kind == SGC_ITEM_GLOB)
