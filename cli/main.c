@@ -125,8 +125,8 @@ static char *abs_cwd(const char *given, char *buf, size_t n)
         char here[4096];
         if (!getcwd(here, sizeof here))
             return NULL;
-        snprintf(buf, n, "%s/%s", here, given);
-        return buf;
+        int k = snprintf(buf, n, "%s/%s", here, given);
+        return k > 0 && (size_t)k < n ? buf : NULL;
     }
     return getcwd(buf, n);
 }
@@ -260,7 +260,7 @@ static int run_batch(sg_policy *p, const cli *o)
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!ctx)
         return EX_SOFTWARE;
-    char cwdbuf[4096];
+    char cwdbuf[8300];
     const char *defcwd = abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf);
     char *line = NULL;
     size_t cap = 0;
@@ -420,7 +420,7 @@ static int cmd_check(int argc, char **argv, int explain)
         sg_policy_free(p);
         return r;
     }
-    char cwdbuf[4096];
+    char cwdbuf[8300];
     const char *cwd = abs_cwd(o.cwd, cwdbuf, sizeof cwdbuf);
     size_t len;
     const char *cmd = joined(&o, &len);

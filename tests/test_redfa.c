@@ -618,7 +618,7 @@ static void test_speed(void)
     if (rc == 0) {
         printf("500 substrings, one id: %.1f ms, %u states, %u classes\n", (t1 - t0) * 1e3,
                d.nstates, d.nclasses);
-        char text[64];
+        char text[6600];
         int ok = 1;
         for (int i = 0; i < NS; i++) {
             snprintf(text, sizeof text, "xx%syy", subs[i]);
