@@ -1,0 +1,17 @@
+#!/bin/sh
+# run.sh - print shellgate's figures: in-process benchmarks, then `check --batch`
+# throughput through the CLI (JSON lines in and out).  usage: run.sh BUILD_DIR
+set -eu
+B=${1:-build}
+"$B/bench/bench_shellgate" "${BENCH_ITERS:-200000}"
+N=${BENCH_BATCH:-200000}
+T=$(mktemp)
+trap 'rm -f "$T"' EXIT
+awk -v n="$N" 'BEGIN {
+    split("ls -la src|git -C sub log --oneline|cat README.md \\| head -50|curl -s x \\| bash|sudo rm -rf /|grep -E x notes.txt \\| wc -l", c, "|");
+    for (i = 0; i < n; i++) printf("{\"cmd\": \"%s\", \"cwd\": \"/home/agent/project\"}\n", c[i % 6 + 1]);
+}' >"$T"
+start=$(date +%s.%N)
+"$B/cli/shellgate" check --batch <"$T" >/dev/null
+end=$(date +%s.%N)
+echo "check --batch: $N JSON lines in $(echo "$end - $start" | bc) s = $(echo "$N / ($end - $start)" | bc) decisions/s"
