@@ -196,13 +196,27 @@ typedef struct named {
 typedef struct ntab {
     named *v;
     uint32_t n, cap;
+    uint32_t *slots;                 /* hash: index + 1, 0 empty */
+    uint32_t nslots;
 } ntab;
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x01000193u;
+    return h;
+}
 
 static named *ntab_find(ntab *t, const char *s, size_t len)
 {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->v[i].len == len && memcmp(t->v[i].name, s, len) == 0)
-            return &t->v[i];
+    if (!t->nslots)
+        return NULL;
+    for (uint32_t h = name_hash(s, len) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1)) {
+        named *e = &t->v[t->slots[h] - 1];
+        if (e->len == len && memcmp(e->name, s, len) == 0)
+            return e;
+    }
     return NULL;
 }
 
@@ -216,10 +230,29 @@ static int ntab_add(ntab *t, const char *s, uint32_t len, void *ptr, uint32_t fi
         t->v = nv;
         t->cap = nc;
     }
+    if ((t->n + 1) * 2 > t->nslots) {
+        uint32_t ns = t->nslots ? t->nslots * 2 : 64;
+        uint32_t *nsl = sg_calloc(ns, sizeof *nsl);
+        if (!nsl)
+            return -1;
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t h = name_hash(t->v[i].name, t->v[i].len) & (ns - 1);
+            while (nsl[h])
+                h = (h + 1) & (ns - 1);
+            nsl[h] = i + 1;
+        }
+        sg_free(t->slots);
+        t->slots = nsl;
+        t->nslots = ns;
+    }
     t->v[t->n].name = s;
     t->v[t->n].len = len;
     t->v[t->n].ptr = ptr;
     t->v[t->n].file = file;
+    uint32_t h = name_hash(s, len) & (t->nslots - 1);
+    while (t->slots[h])
+        h = (h + 1) & (t->nslots - 1);
+    t->slots[h] = t->n + 1;
     t->n++;
     return 0;
 }
@@ -809,6 +842,9 @@ out:
     sg_free(s.sets.v);
     sg_free(s.ids.v);
     sg_free(s.labels.v);
+    sg_free(s.sets.slots);
+    sg_free(s.ids.slots);
+    sg_free(s.labels.slots);
     return c->nerrors ? -1 : 0;
 }
 

@@ -21,6 +21,12 @@ struct sgr_ctx {
     const sgr_opts *opts;
     const char **roots;
     uint32_t nroots;
+    /* roots resolved by the last call, kept while the caller's roots stay the same
+     * (realpath costs several system calls per root) */
+    char *root_key;                     /* the roots as given, NUL-separated */
+    size_t root_key_len;
+    char *root_res;                     /* resolved, NUL-separated */
+    uint32_t root_nres;
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
 };
@@ -53,6 +59,8 @@ void sgr_ctx_free(sgr_ctx *c)
     if (!c)
         return;
     sg_arena_free(&c->arena);
+    sg_free(c->root_key);
+    sg_free(c->root_res);
     sg_free(c);
 }
 
@@ -670,6 +678,65 @@ static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *ru
     return out;
 }
 
+/* Resolve the workspace roots (default: the cwd) with realpath, reusing the last
+ * call's answer when the roots are the same strings.  -1 on OOM. */
+static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
+{
+    size_t n = o->nroots ? o->nroots : 1, klen = 0;
+    for (size_t i = 0; i < n; i++)
+        klen += strlen(o->nroots ? o->roots[i] : cwd) + 1;
+    int same = c->root_key && klen == c->root_key_len;
+    if (same) {
+        const char *k = c->root_key;
+        for (size_t i = 0; i < n && same; i++) {
+            const char *root = o->nroots ? o->roots[i] : cwd;
+            size_t l = strlen(root);
+            same = memcmp(k, root, l + 1) == 0;
+            k += l + 1;
+        }
+    }
+    if (!same) {
+        char *key = sg_malloc(klen), *res = sg_malloc(n * (PATH_MAX + 1));
+        if (!key || !res) {
+            sg_free(key);
+            sg_free(res);
+            return -1;
+        }
+        size_t kp = 0, rp = 0;
+        uint32_t nres = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *root = o->nroots ? o->roots[i] : cwd;
+            size_t l = strlen(root);
+            memcpy(key + kp, root, l + 1);
+            kp += l + 1;
+            char real[PATH_MAX];
+            const char *use = realpath(root, real) ? real : root;
+            size_t ul = strlen(use);
+            if (use[0] != '/' || ul > PATH_MAX)
+                continue;
+            memcpy(res + rp, use, ul + 1);
+            rp += ul + 1;
+            nres++;
+        }
+        sg_free(c->root_key);
+        sg_free(c->root_res);
+        c->root_key = key;
+        c->root_key_len = klen;
+        c->root_res = res;
+        c->root_nres = nres;
+    }
+    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * (c->root_nres ? c->root_nres : 1));
+    if (!c->roots)
+        return -1;
+    const char *p = c->root_res;
+    for (uint32_t i = 0; i < c->root_nres; i++) {
+        c->roots[i] = p;
+        p += strlen(p) + 1;
+    }
+    c->nroots = c->root_nres;
+    return 0;
+}
+
 /* ---- the decision -------------------------------------------------------------- */
 
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
@@ -813,26 +880,9 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     if (!o)
         c->opts = o = &dflt;
 
-    /* roots: realpath'd */
-    size_t nroots = o->nroots ? o->nroots : 1;
-    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * nroots);
-    if (!c->roots) {
+    if (resolve_roots(c, o, cwd) < 0) {
         oom_result(c);
         return r;
-    }
-    c->nroots = 0;
-    for (size_t i = 0; i < nroots; i++) {
-        const char *root = o->nroots ? o->roots[i] : cwd;
-        char real[PATH_MAX];
-        const char *use = realpath(root, real) ? real : root;
-        if (use[0] != '/')
-            continue;
-        char *cp = sg_arena_strndup(&c->arena, use, strlen(use));
-        if (!cp) {
-            oom_result(c);
-            return r;
-        }
-        c->roots[c->nroots++] = cp;
     }
 
     int pr = sgr_sh_parse(&c->arena, line, len, &c->lim, &r->cl);
