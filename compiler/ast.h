@@ -40,6 +40,7 @@ typedef struct sgc_item {
     uint32_t len;
     int icase;
     int quoted;          /* written as a "string" */
+    int checked;         /* sema: pattern already checked */
     sgc_loc loc;
     struct sgc_item *next;
 } sgc_item;

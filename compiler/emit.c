@@ -12,6 +12,7 @@
 #include "runtime/sgt.h"
 #include "runtime/shparse.h"
 #include "common/alloc.h"
+#include "common/checksum.h"
 
 typedef struct buf {
     uint8_t *d;
@@ -680,17 +681,6 @@ static void emit_tests(emitter *e)
         }
 }
 
-static uint64_t fnv64_table(const uint8_t *d, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t skip = offsetof(sgt_header, checksum);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t b = (i >= skip && i < skip + 8) ? 0 : d[i];
-        h = (h ^ b) * 0x100000001b3ULL;
-    }
-    return h;
-}
-
 int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
 {
     emitter e;
@@ -810,7 +800,7 @@ int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
     for (int i = 0; i < SGT_NSECTIONS; i++)
         if (e.sec[i].n)
             memcpy(img + h.sec[i].off, e.sec[i].d, e.sec[i].n);
-    uint64_t sum = fnv64_table(img, pos);
+    uint64_t sum = sg_checksum64(img, pos, offsetof(sgt_header, checksum));
     memcpy(img + offsetof(sgt_header, checksum), &sum, 8);
     *out = img;
     *outlen = pos;

@@ -829,12 +829,10 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
     for (uint32_t i = 0; i < p->nsets; i++)
         for (uint32_t k = 0; k < p->sets[i].nitems; k++) {
             sgc_item *it = p->sets[i].items[k];
-            int seen = 0;
-            for (uint32_t j = 0; j < i && !seen; j++)
-                for (uint32_t m = 0; m < p->sets[j].nitems && !seen; m++)
-                    seen = p->sets[j].items[m] == it;
-            if (!seen)
+            if (!it->checked) {
+                it->checked = 1;
                 check_pattern(&s, it);
+            }
         }
     if (!c->nerrors)
         check_shadowing(&s);

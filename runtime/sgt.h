@@ -7,9 +7,9 @@
  * truncated table is an error, never an empty policy.
  *
  * Layout: sgt_header (fixed size, section directory inside), then the sections in
- * directory order, each 8-byte aligned.  The checksum is FNV-1a 64 over the whole
- * image with the checksum field itself taken as zero, so any single changed byte
- * anywhere is detected.  Bump SGT_VERSION on every layout change (ORDER SGT_LAYOUT). */
+ * directory order, each 8-byte aligned.  The checksum (common/checksum.h: FNV-1a
+ * style over 64-bit words) covers the whole image with the checksum field itself
+ * taken as zero, so any single changed byte anywhere is detected.  Bump SGT_VERSION on every layout change (ORDER SGT_LAYOUT). */
 #ifndef SGT_H
 #define SGT_H
 #include <stdint.h>
@@ -57,7 +57,7 @@ typedef struct sgt_header {
     uint32_t total_size;                  /* the whole image */
     uint32_t nsections;                   /* SGT_NSECTIONS */
     uint32_t flags;                       /* 0 */
-    uint64_t checksum;                    /* FNV-1a 64, this field as zero */
+    uint64_t checksum;                    /* sg_checksum64, this field as zero */
     uint8_t source_sha256[32];            /* over every source file, in load order */
     sgt_section sec[SGT_NSECTIONS];
 } sgt_header;

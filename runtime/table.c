@@ -1,5 +1,6 @@
 /* table.c - loading, verifying and querying a matcher table (format: sgt.h, API: table.h). */
 #include "table.h"
+#include "common/checksum.h"
 #include "common/alloc.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,14 +82,7 @@ static int cmp_counted(const char *w, const char *s, size_t n)
 
 uint64_t sgr_table_checksum(const uint8_t *data, size_t size)
 {
-    const size_t lo = offsetof(sgt_header, checksum), hi = lo + sizeof(uint64_t);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++) {
-        uint8_t b = (i >= lo && i < hi) ? 0 : data[i];
-        h ^= b;
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return sg_checksum64(data, size, offsetof(sgt_header, checksum));
 }
 
 uint32_t sgr_hash_name(const char *s, size_t len)
