@@ -1,6 +1,8 @@
 /* eval.c - the decision: parse, unwrap, normalise each segment, run the candidate
  * rules' bytecode, combine deny > ask > allow over rules and segments. */
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@ struct sgr_ctx {
     size_t root_key_len;
     char *root_res;                     /* resolved, NUL-separated */
     uint32_t root_nres;
+    char *real_key[2], *real_val[2];    /* cached_real: 0 cwd, 1 home */
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
 };
@@ -61,6 +64,10 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_arena_free(&c->arena);
     sg_free(c->root_key);
     sg_free(c->root_res);
+    for (int k = 0; k < 2; k++) {
+        sg_free(c->real_key[k]);
+        sg_free(c->real_val[k]);
+    }
     sg_free(c);
 }
 
@@ -77,88 +84,123 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* Lexically normalise an absolute path in place ("/a/./b/../c" -> "/a/c"). */
-static uint32_t normalise(char *p, uint32_t n)
+/* realpath(s) remembered in slot k while s stays the same string (cwd, home):
+ * base directories are resolved once, not on every path operand. */
+static const char *cached_real(sgr_ctx *c, int k, const char *s)
 {
-    uint32_t o = 0, i = 0;
-    while (i < n) {
-        while (i < n && p[i] == '/')
-            i++;
-        uint32_t s = i;
-        while (i < n && p[i] != '/')
-            i++;
-        uint32_t l = i - s;
-        if (l == 0 || (l == 1 && p[s] == '.'))
-            continue;
-        if (l == 2 && p[s] == '.' && p[s + 1] == '.') {
-            while (o > 0 && p[o - 1] != '/')
-                o--;
-            if (o > 0)
-                o--;
-            continue;
-        }
-        p[o++] = '/';
-        memmove(p + o, p + s, l);
-        o += l;
+    if (c->real_key[k] && strcmp(c->real_key[k], s) == 0)
+        return c->real_val[k];
+    char real[PATH_MAX];
+    const char *use = realpath(s, real) ? real : s;
+    char *key = sg_strndup(s, strlen(s)), *val = sg_strndup(use, strlen(use));
+    if (!key || !val) {
+        sg_free(key);
+        sg_free(val);
+        return s;
     }
-    if (o == 0)
-        p[o++] = '/';
-    p[o] = '\0';
-    return o;
+    sg_free(c->real_key[k]);
+    sg_free(c->real_val[k]);
+    c->real_key[k] = key;
+    c->real_val[k] = val;
+    return val;
 }
 
-/* Resolve word text against cwd (and ~ against home); then follow symlinks of the
- * longest existing prefix.  Returns an arena string or NULL (OOM). */
+/* Resolve word text against cwd (and ~ against home) the way the kernel walks
+ * it: component by component from an already-resolved base, following each
+ * symlink (so `link/../x` goes where the link points, not where the text says),
+ * appending the rest lexically once a component does not exist.  One lstat per
+ * component of the operand itself.  Returns an arena string, or NULL on OOM;
+ * a symlink loop yields "/" + "(symlink loop)", which no root contains. */
 static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
 {
     const char *home = c->opts->home ? c->opts->home : getenv("HOME");
-    const char *base = cwd;
-    uint32_t skip = 0;
+    const char *base = cwd, *rel = w;
+    uint32_t rl = wl;
     if (w[0] == '/') {
-        base = "";
-    } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/') && home) {
-        base = home;
-        skip = 1;
+        base = "/";
+    } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/') && home && home[0] == '/') {
+        base = cached_real(c, 1, home);
+        rel = w + 1;
+        rl = wl - 1;
     }
-    size_t bl = strlen(base);
-    size_t cap = bl + wl + 2 > PATH_MAX + 1 ? bl + wl + 2 : PATH_MAX + 1;
+    size_t cap = PATH_MAX + 1;
     char *p = sg_arena_alloc(&c->arena, cap);
-    if (!p)
+    char *q = sg_arena_alloc(&c->arena, cap);         /* components still to walk */
+    if (!p || !q)
         return NULL;
-    memcpy(p, base, bl);
-    p[bl] = '/';
-    memcpy(p + bl + 1, w + skip, wl - skip);
-    uint32_t n = normalise(p, (uint32_t)(bl + 1 + wl - skip));
-    /* follow symlinks: realpath of the path, else of its parent directory */
-    char real[PATH_MAX];
-    if (n < PATH_MAX && realpath(p, real)) {
-        size_t rl = strlen(real);
-        if (rl < cap) {
-            memcpy(p, real, rl + 1);
-            n = (uint32_t)rl;
+    size_t n = strlen(base);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(p, base, n);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    p[n] = '\0';
+    size_t ql = rl < cap - 1 ? rl : cap - 1;
+    memcpy(q, rel, ql);
+    q[ql] = '\0';
+    size_t qi = 0;
+    int missing = 0, hops = 0;
+    char link[PATH_MAX];
+    while (qi < ql) {
+        while (qi < ql && q[qi] == '/')
+            qi++;
+        size_t cs = qi;
+        while (qi < ql && q[qi] != '/')
+            qi++;
+        size_t cl = qi - cs;
+        if (cl == 0 || (cl == 1 && q[cs] == '.'))
+            continue;
+        if (cl == 2 && q[cs] == '.' && q[cs + 1] == '.') {
+            while (n > 1 && p[n - 1] != '/')
+                n--;
+            if (n > 1)
+                n--;
+            p[n] = '\0';
+            continue;
         }
-    } else if (n < PATH_MAX) {
-        char *slash = strrchr(p, '/');
-        if (slash && slash != p) {
-            *slash = '\0';
-            if (realpath(p, real)) {
-                size_t rl = strlen(real), tl = strlen(slash + 1);
-                if (rl + 1 + tl < cap) {
-                    memmove(p + rl + 1, slash + 1, tl + 1);
-                    memcpy(p, real, rl);
-                    p[rl] = '/';
-                    n = (uint32_t)(rl + 1 + tl);
-                    if (rl == 1) {        /* root: avoid "//x" */
-                        memmove(p + 1, p + 2, tl + 1);
-                        n--;
-                    }
-                }
-            } else {
-                *slash = '/';
-            }
+        if (n + 1 + cl >= cap)
+            break;                                  /* longer than PATH_MAX: stop */
+        size_t before = n;
+        if (n > 1 || p[0] != '/')
+            p[n++] = '/';
+        memcpy(p + n, q + cs, cl);
+        n += cl;
+        p[n] = '\0';
+        if (missing)
+            continue;
+        struct stat st;
+        if (lstat(p, &st) != 0) {
+            missing = 1;
+            continue;
         }
+        if (!S_ISLNK(st.st_mode))
+            continue;
+        ssize_t ll = readlink(p, link, sizeof link - 1);
+        if (ll <= 0 || ++hops > 40) {
+            const char loop[] = "/(symlink loop)";
+            memcpy(p, loop, sizeof loop);
+            *outlen = sizeof loop - 1;
+            return p;
+        }
+        /* replace the link by its target, then walk the rest of q after it */
+        n = link[0] == '/' ? 1 : before;      /* back to the link's directory */
+        if (n == 0)
+            n = 1;
+        p[0] = p[0] ? p[0] : '/';
+        if (link[0] == '/')
+            p[0] = '/';
+        p[n] = '\0';
+        size_t rest = ql - qi;
+        if ((size_t)ll + 1 + rest >= cap)
+            break;
+        memmove(q + ll + 1, q + qi, rest);
+        memcpy(q, link, (size_t)ll);
+        q[ll] = '/';
+        ql = (size_t)ll + 1 + rest;
+        q[ql] = '\0';
+        qi = 0;
     }
-    *outlen = n;
+    *outlen = (uint32_t)n;
     return p;
 }
 
@@ -923,7 +965,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         return r;
     }
     /* normalise; top-level `cd` moves the cwd for the segments after it */
-    const char *cur = cwd;
+    const char *cur = cached_real(c, 0, cwd);
     for (uint32_t i = 0; i < n; i++) {
         const sgr_segment *s = &r->cl.seg[i];
         const char *segcwd = s->parent >= 0 ? r->norm[s->parent].cwd : cur;

@@ -89,5 +89,21 @@ printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x
 expect_exit 0 "case file" "$SG" test "$T/x.cases"
 has "$T/out" "2 passed, 0 failed" "test summary"
 
+# symlinks are followed the way the kernel walks them (link/../x goes where the link
+# points), loops are outside every root, and ordinary paths inside stay allowed
+mkdir -p "$T/ws/src" "$T/outside"
+: >"$T/outside/secret"
+ln -s "$T/outside" "$T/ws/link"
+ln -s "$T/outside/secret" "$T/ws/pw"
+ln -s loop2 "$T/ws/loop1"
+ln -s loop1 "$T/ws/loop2"
+for c in 'cat link/secret' 'cat pw' 'cat src/../pw' 'cat link/../outside/secret' 'cat loop1' 'cat src/../../outside/secret'; do
+    expect_exit 1 "symlink escape: $c" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" -- "$c"
+done
+ln -s "$T/ws/src" "$T/ws/inner"
+for c in 'cat src/a.c' 'cat inner/a.c' 'cat ./src/../src/x' 'cat link/../ws/src/a.c'; do
+    expect_exit 0 "inside: $c" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" -- "$c"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
