@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "lib/policy.h"
 #include "compiler/compile.h"
 #include "common/alloc.h"
@@ -67,9 +68,13 @@ static const char *const corpus[] = {
 };
 #define NCORPUS (sizeof corpus / sizeof *corpus)
 
+/* decisions run in the real working directory (run from the source tree), so path
+ * rules pay for the lstat calls real paths cost */
+static char bench_cwd[4096];
+
 static void bench_decisions(const char *label, sgr_ctx *ctx, int iters)
 {
-    sgr_opts o = { "/home/agent/project", NULL, 0, "/home/agent" };
+    sgr_opts o = { bench_cwd, NULL, 0, NULL };
     size_t lens[NCORPUS];
     for (size_t i = 0; i < NCORPUS; i++)
         lens[i] = strlen(corpus[i]);
@@ -91,7 +96,7 @@ static void bench_decisions(const char *label, sgr_ctx *ctx, int iters)
 
 static void bench_one(const char *label, sgr_ctx *ctx, const char *cmd, int iters)
 {
-    sgr_opts o = { "/home/agent/project", NULL, 0, "/home/agent" };
+    sgr_opts o = { bench_cwd, NULL, 0, NULL };
     size_t n = strlen(cmd);
     double *lat = malloc(sizeof(double) * (size_t)iters);
     for (int w = 0; w < 1000; w++)
@@ -112,6 +117,8 @@ static void bench_one(const char *label, sgr_ctx *ctx, const char *cmd, int iter
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 200000;
+    if (!getcwd(bench_cwd, sizeof bench_cwd))
+        strcpy(bench_cwd, "/");
     printf("compile and load (generated packs)\n");
     sgr_ctx *ctxs[3] = { 0 };
     sgr_table *tabs[3] = { 0 };
@@ -171,7 +178,7 @@ int main(int argc, char **argv)
         sgr_ctx *c = sgr_ctx_new(def->t);
         bench_decisions("default pack", c, iters);
         bench_one("default pack, 2 segments", c,
-                  "git log --oneline -20 -- src/compiler | grep -i 'fix' | head -5 && ls src/runtime", iters);
+                  "git log --oneline -20 -- compiler/sema.c | grep -i 'fix' | head -5 && ls runtime", iters);
         sgr_ctx_free(c);
         sg_policy_free(def);
     }
