@@ -260,7 +260,13 @@ int sg_run_case(sgr_ctx *ctx, const sgr_table *t, const char *file, unsigned lin
     (void)t;
     sgr_opts so = { cwd && *cwd ? cwd : SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
     const sgr_result *r = sgr_eval(ctx, cmd, strlen(cmd), &so);
-    int ok = r->decision == want && (!want_rule || !*want_rule || strcmp(want_rule, r->rule_id) == 0);
+    /* a rule is named by its full id or, within its pack, by its bare label */
+    int rule_ok = !want_rule || !*want_rule || strcmp(want_rule, r->rule_id) == 0;
+    if (!rule_ok && !strchr(want_rule, ':')) {
+        const char *colon = strrchr(r->rule_id, ':');
+        rule_ok = colon && strcmp(colon + 1, want_rule) == 0;
+    }
+    int ok = r->decision == want && rule_ok;
     if (!ok && fn)
         fn(ud, file, line, cmd, sgr_decision_name(want), want_rule, sgr_decision_name(r->decision),
            r->rule_id, r->message);

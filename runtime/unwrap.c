@@ -90,11 +90,31 @@ static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32
     return d;
 }
 
+/* A shell reading its script from a here-string or heredoc on stdin
+ * (bash <<< 'rm -rf /'): parse the body as the script. */
+static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_limits *lim)
+{
+    const sgr_segment *s = &cl->seg[si];
+    for (uint32_t k = 0; k < s->nredirs; k++) {
+        const sgr_redir *r = &s->redirs[k];
+        if ((r->kind != SGR_REDIR_HERESTRING && r->kind != SGR_REDIR_HEREDOC) || (r->fd != -1 && r->fd != 0))
+            continue;
+        if (r->target.flags & SGR_W_UNKNOWN) {
+            sgr_segment *m = &cl->seg[si];
+            m->flags |= SGR_SEG_DYNAMIC;
+            m->dyn_reason = "the script on standard input comes from an expansion";
+            return 0;
+        }
+        return add_script(a, cl, si, r->target.text, r->target.len, r->target.span, lim);
+    }
+    return 0;
+}
+
 static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
                       const sgr_table *t, const sgr_sh_limits *lim)
 {
     const sgr_segment *s = &cl->seg[si];
-    uint32_t argc = s->argc, skipped = 0;
+    uint32_t argc = s->argc, skipped = 0, asg_from = 0, asg_n = 0;
     int opts_done = 0, want_script = 0;
     for (uint32_t i = 1; i < argc;) {
         s = &cl->seg[si];
@@ -170,6 +190,9 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
             return add_script(a, cl, si, w->text, w->len, w->span, lim);
         }
         if ((ps->flags & SGT_PROG_ASSIGNMENTS) && is_assignment(w)) {
+            if (asg_n == 0 || asg_from + asg_n != i)
+                asg_from = i, asg_n = 0;      /* keep the last contiguous run */
+            asg_n++;
             i++;
             continue;
         }
@@ -191,9 +214,18 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
                 return -2;
             return add_script(a, cl, si, js, jl, s->span, lim);
         }
-        return add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
-                         (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
+        int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
+                          (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
+        if (r == 0 && asg_n) {
+            /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
+            sgr_segment *n = &cl->seg[cl->nseg - 1];
+            n->assigns = cl->seg[si].argv + asg_from;
+            n->nassigns = asg_n;
+        }
+        return r;
     }
+    if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !want_script && skipped == 0)
+        return stdin_script(a, cl, si, lim);
     return 0;
 }
 

@@ -92,6 +92,9 @@ int main(void)
     expect("bash -c \"sudo sh -c 'rm -fr x'\"", SGT_DENY, "t:rm_rf");
     expect("find . -exec rm -rf {} ;", SGT_DENY, "t:rm_rf");
     expect("find . -name x", SGT_DENY, "default");
+    expect("bash <<< 'rm -rf x'", SGT_DENY, "t:rm_rf");
+    expect("sh <<EOF\nls\nrm -fr x\nEOF", SGT_DENY, "t:rm_rf");
+    expect("bash <<< \"$X\"", SGT_DENY, "dynamic");
     /* subcommands after value-taking global options */
     expect("git -C sub log", SGT_ALLOW, "t:git_read");
     expect("git push", SGT_DENY, "default");
