@@ -3,6 +3,7 @@
 #   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite
 #   make bench  benchmarks, figures printed
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
+MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=

@@ -344,26 +344,54 @@ static const char *joined(cli *o, size_t *len)
     return s;
 }
 
-/* explain: the trace of every rule tried */
+/* explain: the trace of every rule tried, kept to print under its segment */
+typedef struct trace_ent {
+    int32_t seg;
+    uint32_t rule;
+    int matched;
+} trace_ent;
+
 typedef struct trace_state {
     const sgr_table *t;
-    int32_t last_seg;
+    trace_ent *v;
+    size_t n, cap;
 } trace_state;
 
 static void trace_rule(void *ud, int32_t seg, uint32_t rule, int matched)
 {
     trace_state *ts = ud;
-    const sgt_rule *r = &ts->t->rules[rule];
-    if (seg != ts->last_seg) {
-        if (seg < 0)
-            printf("whole-line rules:\n");
-        ts->last_seg = seg;
+    if (ts->n == ts->cap) {
+        size_t nc = ts->cap ? ts->cap * 2 : 64;
+        trace_ent *nv = realloc(ts->v, sizeof *nv * nc);
+        if (!nv)
+            return;
+        ts->v = nv;
+        ts->cap = nc;
     }
-    printf("    %s %-5s %s (%s)\n", matched ? "match" : "-    ", sgr_decision_name(r->decision),
-           sgr_str(ts->t, r->id), sgr_str(ts->t, ts->t->packs[r->pack].name));
+    ts->v[ts->n].seg = seg;
+    ts->v[ts->n].rule = rule;
+    ts->v[ts->n].matched = matched;
+    ts->n++;
 }
 
-static void explain_segments(const sgr_table *t, const sgr_result *r)
+static void print_tried(const trace_state *ts, int32_t seg)
+{
+    size_t tried = 0, matched = 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        if (ts->v[i].seg != seg)
+            continue;
+        tried++;
+        if (!ts->v[i].matched)
+            continue;
+        const sgt_rule *r = &ts->t->rules[ts->v[i].rule];
+        printf("  matched: %-5s %s (pack %s)\n", sgr_decision_name(r->decision), sgr_str(ts->t, r->id),
+               sgr_str(ts->t, ts->t->packs[r->pack].name));
+        matched++;
+    }
+    printf("  rules tried: %zu, matched: %zu\n", tried, matched);
+}
+
+static void explain_segments(const sgr_table *t, const sgr_result *r, const trace_state *ts)
 {
     for (uint32_t i = 0; i < r->cl.nseg; i++) {
         const sgr_segment *s = &r->cl.seg[i];
@@ -390,6 +418,7 @@ static void explain_segments(const sgr_table *t, const sgr_result *r)
                    s->redirs[k].kind == SGR_REDIR_HEREDOC ? "(heredoc)" : s->redirs[k].target.text);
         if (s->flags & SGR_SEG_DYNAMIC)
             printf("  dynamic: %s\n", s->dyn_reason ? s->dyn_reason : "");
+        print_tried(ts, (int32_t)i);
         int32_t ru = r->seg_rule ? r->seg_rule[i] : SGR_RULE_DEFAULT;
         printf("  decision: %s by %s\n", r->seg_decision ? sgr_decision_name(r->seg_decision[i]) : "deny",
                ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
@@ -432,18 +461,21 @@ static int cmd_check(int argc, char **argv, int explain)
         sg_policy_free(p);
         return 1;
     }
-    trace_state ts = { p->t, -2 };
+    trace_state ts = { p->t, NULL, 0, 0 };
     if (explain) {
         printf("pack: %s version %u (%s)\ncommand: %s\ncwd: %s\n", sgr_str(p->t, p->t->meta->pack_name),
                p->t->meta->pack_version, p->name, cmd, cwd);
-        printf("rules tried:\n");
         sgr_ctx_set_trace(ctx, trace_rule, &ts);
     }
     sgr_opts so = { cwd, o.roots, o.nroots, NULL };
     const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
     int code = exit_for(r->decision);
     if (explain) {
-        explain_segments(p->t, r);
+        explain_segments(p->t, r, &ts);
+        if (p->t->meta->line_len) {
+            printf("whole line:\n");
+            print_tried(&ts, -1);
+        }
         printf("decision: %s\nrule: %s\nmessage: %s\n", sgr_decision_name(r->decision), r->rule_id, r->message);
         if (r->hint && *r->hint)
             printf("hint: %s\n", r->hint);
@@ -457,6 +489,7 @@ static int cmd_check(int argc, char **argv, int explain)
                 printf("  hint: %s\n", r->hint);
         }
     }
+    free(ts.v);
     sg_free((void *)cmd);
     sgr_ctx_free(ctx);
     sg_policy_free(p);
