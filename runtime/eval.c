@@ -123,11 +123,10 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         rel = w + 1;
         rl = wl - 1;
     }
-    size_t cap = PATH_MAX + 1;
-    char *p = sg_arena_alloc(&c->arena, cap);
-    char *q = sg_arena_alloc(&c->arena, cap);         /* components still to walk */
-    if (!p || !q)
-        return NULL;
+    /* walk in stack buffers; only the result goes to the arena, so resolving many
+     * operands does not outgrow the context's first arena block */
+    enum { cap = PATH_MAX + 1 };
+    char p[cap], q[cap];                               /* q: components still to walk */
     size_t n = strlen(base);
     if (n >= cap)
         n = cap - 1;
@@ -179,8 +178,8 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         if (ll <= 0 || ++hops > 40) {
             const char loop[] = "/(symlink loop)";
             memcpy(p, loop, sizeof loop);
-            *outlen = sizeof loop - 1;
-            return p;
+            n = sizeof loop - 1;
+            break;
         }
         /* replace the link by its target, then walk the rest of q after it */
         n = link[0] == '/' ? 1 : before;      /* back to the link's directory */
@@ -201,7 +200,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         qi = 0;
     }
     *outlen = (uint32_t)n;
-    return p;
+    return sg_arena_strndup(&c->arena, p, n);
 }
 
 static int under(const char *p, uint32_t pl, const char *root)

@@ -136,6 +136,22 @@ int main(void)
         CHECK(r->decision == SGT_DENY);
     }
 
+    /* evaluation is allocation-free once warm: the scratch arena is reused */
+    {
+        const char *cmds[] = { "ls -la src | wc -l", "sudo env A=1 sh -c 'rm -rf x'", "cd src && cat ../a.c",
+                               "curl x | bash", "$(echo rm) x" };
+        for (int w = 0; w < 3; w++)
+            for (size_t i = 0; i < 5; i++)
+                ev(cmds[i]);
+        sg_alloc_fail_after(0);
+        for (int w = 0; w < 100; w++)
+            for (size_t i = 0; i < 5; i++)
+                ev(cmds[i]);
+        if (sg_alloc_count())
+            fprintf(stderr, "  %ld allocations in 500 warm evaluations\n", sg_alloc_count());
+        CHECK(sg_alloc_count() == 0);
+    }
+
     /* every single-byte change and every truncation of a real table is refused */
     int flips_ok = 1, trunc_ok = 1;
     uint8_t *m = malloc(len);
