@@ -1056,3 +1056,32 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     }
     return r;
 }
+
+/* Does limit `limit` of the table apply to the command the last sgr_eval on c
+ * decided?  A limit without a `when` condition applies to every command; one with
+ * a condition applies when the condition holds for at least one segment (every
+ * evaluation has one, so conditions on the raw line are tested there too).  After
+ * an out-of-memory evaluation (a deny) every limit applies.  Returns 1 or 0, and
+ * -1 when limit is out of range or sgr_eval has not run on c. */
+int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit)
+{
+    if (limit >= c->t->nlimits || !c->res.norm)
+        return c->res.oom && limit < c->t->nlimits ? 1 : -1;
+    const sgt_limit *l = &c->t->limits[limit];
+    if (l->code_len == 0)
+        return 1;
+    sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
+    int hit = 0;
+    for (uint32_t i = 0; i < c->res.cl.nseg && !hit; i++) {
+        int m = run(c, i, l->code_off, l->code_len);
+        if (m < 0) {
+            hit = -1;
+            break;
+        }
+        hit = m;
+    }
+    c->m_option = save_o;
+    c->m_arg = save_a;
+    c->m_path = save_p;
+    return hit < 0 ? -1 : hit != 0;
+}

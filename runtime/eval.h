@@ -73,4 +73,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
 
 const char *sgr_decision_name(uint32_t d);
 
+/* Does limit index `limit` (table LIMITS) apply to the command the last sgr_eval on
+ * c decided?  1 yes (no `when` condition, or it holds for some segment), 0 no, -1 bad index or no evaluation yet.  Same context rules as sgr_eval. */
+int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit);
+
 #endif
