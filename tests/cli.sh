@@ -84,6 +84,12 @@ expect_exit 1 "explain (exit code is the decision)" "$SG" explain -- 'sudo env A
 has "$T/out" "segment 4 (script in segment 3)" "explain shows unwrapped segments"
 has "$T/out" "rule: default:privilege" "explain names the decider"
 
+# a deployment pack: explain names the pack whose rule decided
+expect_exit 1 "deployment pack" "$SG" explain -p "$SRC/tests/packs/deploy/acme_default.rules" -- 'rm -rf /'
+has "$T/out" "matched: deny  default:rm_root (pack default)" "explain names the base pack"
+has "$T/out" "matched: allow acme_default:lift_try (pack acme_default)" "explain names the deployment pack"
+has "$T/out" "rule: default:rm_root" "the base pack's deny decides"
+
 # test over a case file prints the contract's summary line
 printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x.cases"
 expect_exit 0 "case file" "$SG" test "$T/x.cases"
