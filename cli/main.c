@@ -25,7 +25,7 @@ static void usage(FILE *f)
         "usage: shellgate compile [-o OUT.sgt] [--check] [-I DIR]... FILE...\n"
         "       shellgate check   [-p POLICY] [--cwd DIR] [--root DIR]... [--json] -- COMMAND\n"
         "       shellgate check   [-p POLICY] --batch\n"
-        "       shellgate test    [-p POLICY] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
+        "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
         "POLICY is an embedded pack name, a .rules file or a compiled .sgt table;\n"
@@ -48,7 +48,7 @@ typedef struct cli {
     const char *incs[64];
     size_t ninc;
     const char *out;
-    int json, batch, check_only;
+    int json, batch, check_only, coverage;
     char **rest;
     int nrest;
 } cli;
@@ -97,6 +97,8 @@ static int parse_opts(cli *o, int argc, char **argv)
             o->batch = 1;
         } else if (strcmp(a, "--check") == 0) {
             o->check_only = 1;
+        } else if (strcmp(a, "--coverage") == 0) {
+            o->coverage = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "%s: unknown option '%s'\n", prog_name, a);
             return -1;
@@ -517,7 +519,8 @@ static char *trim(char *s)
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does.  The command is the text
  * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
-static int run_case_file(const char *path, const cli *o, unsigned *pass, unsigned *fail)
+static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_ctx *shared_ctx,
+                         unsigned *pass, unsigned *fail)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -527,8 +530,8 @@ static int run_case_file(const char *path, const cli *o, unsigned *pass, unsigne
     char *line = NULL;
     size_t cap = 0;
     unsigned ln = 0;
-    sg_policy *p = NULL;
-    sgr_ctx *ctx = NULL;
+    sg_policy *p = shared;
+    sgr_ctx *ctx = shared_ctx;
     int rc = 0;
     cli po = *o;
     while (getline(&line, &cap, f) >= 0) {
@@ -597,6 +600,76 @@ static int run_case_file(const char *path, const cli *o, unsigned *pass, unsigne
     }
     free(line);
     fclose(f);
+    if (!shared) {
+        sgr_ctx_free(ctx);
+        sg_policy_free(p);
+    }
+    return rc;
+}
+
+/* --coverage: which rules of the policy matched in some test */
+typedef struct cover {
+    uint8_t *hit;
+} cover;
+
+static void cover_trace(void *ud, int32_t seg, uint32_t rule, int matched)
+{
+    (void)seg;
+    if (matched)
+        ((cover *)ud)->hit[rule] = 1;
+}
+
+/* Run the policy's inline tests and the case files against one policy, then list
+ * the rules of the policy's own pack that no test made match. */
+static int run_coverage(const cli *o, unsigned *pass, unsigned *fail)
+{
+    cli po = *o;
+    if (!po.policy)
+        for (int i = 0; i < o->nrest && !po.policy; i++)
+            if (ends_with(o->rest[i], ".rules"))
+                po.policy = o->rest[i];
+    int st;
+    sg_policy *p = load_policy(&po, &st);
+    if (!p)
+        return st;
+    cover cv = { calloc(p->t->nrules ? p->t->nrules : 1, 1) };
+    sgr_ctx *ctx = sgr_ctx_new(p->t);
+    if (!cv.hit || !ctx) {
+        free(cv.hit);
+        sgr_ctx_free(ctx);
+        sg_policy_free(p);
+        return EX_SOFTWARE;
+    }
+    sgr_ctx_set_trace(ctx, cover_trace, &cv);
+    for (uint32_t i = 0; i < p->t->ntests; i++) {
+        const sgt_test *tt = &p->t->tests[i];
+        if (sg_run_case(ctx, p->t, sgr_str(p->t, tt->file), tt->line, sgr_str(p->t, tt->command), tt->decision,
+                        tt->rule ? sgr_str(p->t, tt->rule) : NULL, sgr_str(p->t, tt->cwd), report_fail, NULL))
+            (*pass)++;
+        else
+            (*fail)++;
+    }
+    int rc = 0;
+    for (int i = 0; i < o->nrest; i++)
+        if (ends_with(o->rest[i], ".cases")) {
+            int r = run_case_file(o->rest[i], &po, p, ctx, pass, fail);
+            if (r)
+                rc = r;
+        }
+    unsigned total = 0, missed = 0;
+    for (uint32_t r = 0; r < p->t->nrules; r++) {
+        if (p->t->rules[r].pack != 0)
+            continue;                        /* the policy's own pack, not what it uses */
+        total++;
+        if (!cv.hit[r]) {
+            missed++;
+            printf("not covered: %s (line %u)\n", sgr_str(p->t, p->t->rules[r].id), p->t->rules[r].line);
+        }
+    }
+    printf("coverage: %u of %u rules exercised\n", total - missed, total);
+    if (missed && !rc)
+        rc = 1;
+    free(cv.hit);
     sgr_ctx_free(ctx);
     sg_policy_free(p);
     return rc;
@@ -614,10 +687,15 @@ static int cmd_test(int argc, char **argv)
     }
     unsigned pass = 0, fail = 0;
     int rc = 0;
+    if (o.coverage) {
+        rc = run_coverage(&o, &pass, &fail);
+        printf("%u passed, %u failed\n", pass, fail);
+        return rc ? rc : fail ? 1 : 0;
+    }
     for (int i = 0; i < o.nrest; i++) {
         const char *f = o.rest[i];
         if (ends_with(f, ".cases")) {
-            int r = run_case_file(f, &o, &pass, &fail);
+            int r = run_case_file(f, &o, NULL, NULL, &pass, &fail);
             if (r)
                 rc = r;
             continue;
