@@ -2,13 +2,19 @@
  * The only code that prints; exit codes are part of the CLI contract (DESIGN.md). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lib/policy.h"
 #include "lib/embedded.h"
 #include "runtime/unwrap.h"
+#include "runtime/admit.h"
+#include "runtime/declog.h"
+#include "compiler/sha256.h"
 #include "common/alloc.h"
 
 #define EX_USAGE 64
@@ -25,6 +31,10 @@ static void usage(FILE *f)
         "usage: shellgate compile [-o OUT.sgt] [--check] [-I DIR]... FILE...\n"
         "       shellgate check   [-p POLICY] [--cwd DIR] [--root DIR]... [--json] -- COMMAND\n"
         "       shellgate check   [-p POLICY] --batch\n"
+        "         admission: [--state FILE | --admit] [--agent ID] [--non-interactive]\n"
+        "                    [--log FILE [--log-max-bytes N]]\n"
+        "       shellgate approve ID [--once | --session | --always] [--state FILE]\n"
+        "       shellgate state reset [--state FILE]\n"
         "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
@@ -49,6 +59,13 @@ typedef struct cli {
     size_t ninc;
     const char *out;
     int json, batch, check_only, coverage;
+    /* admission (docs/admission.md) */
+    const char *state;                 /* --state FILE; NULL with admit: the default */
+    int admit, non_interactive;
+    const char *agent;
+    const char *log;
+    unsigned long long log_max;
+    int scope;                         /* approve: SGR_APPROVE_* */
     char **rest;
     int nrest;
 } cli;
@@ -97,6 +114,42 @@ static int parse_opts(cli *o, int argc, char **argv)
             o->batch = 1;
         } else if (strcmp(a, "--check") == 0) {
             o->check_only = 1;
+        } else if (strcmp(a, "--state") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->state = argv[++i];
+            o->admit = 1;
+        } else if (strcmp(a, "--admit") == 0) {
+            o->admit = 1;
+        } else if (strcmp(a, "--agent") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->agent = argv[++i];
+            if (!o->agent[0] || strlen(o->agent) > 200) {
+                fprintf(stderr, "%s: --agent takes 1 to 200 bytes\n", prog_name);
+                return -1;
+            }
+        } else if (strcmp(a, "--log") == 0) {
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->log = argv[++i];
+        } else if (strcmp(a, "--log-max-bytes") == 0) {
+            char *end;
+            if (!need_arg(i, argc, a))
+                return -1;
+            o->log_max = strtoull(argv[++i], &end, 10);
+            if (*end || argv[i][0] == '-') {
+                fprintf(stderr, "%s: --log-max-bytes takes a number of bytes\n", prog_name);
+                return -1;
+            }
+        } else if (strcmp(a, "--non-interactive") == 0) {
+            o->non_interactive = 1;
+        } else if (strcmp(a, "--once") == 0) {
+            o->scope = SGR_APPROVE_ONCE;
+        } else if (strcmp(a, "--session") == 0) {
+            o->scope = SGR_APPROVE_SESSION;
+        } else if (strcmp(a, "--always") == 0) {
+            o->scope = SGR_APPROVE_ALWAYS;
         } else if (strcmp(a, "--coverage") == 0) {
             o->coverage = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -201,17 +254,289 @@ static int cmd_compile(int argc, char **argv)
     return 0;
 }
 
+/* ---- admission: rate limits, approvals, the decision log (docs/admission.md) ---- */
+
+/* The decision as admitted: the policy's answer changed by approvals, rate limits
+ * and --non-interactive.  Strings point into the evaluation, the table or msg. */
+typedef struct verdict {
+    uint32_t decision;
+    const char *rule, *message, *hint;
+    int rate_limited;
+    double wait_s;
+    char approval_id[2 * SGR_APPROVAL_LEN + 1];   /* "" unless the policy said ask */
+    const char *approved;                          /* scope name, or NULL */
+    int admission;                                 /* -1 pure, 0 refused, 1 admitted */
+    const char *error;                             /* state error, or NULL */
+    char msg[1024], rule_buf[300], err[1200];
+} verdict;
+
+typedef struct adm {
+    sgr_admit *be;                     /* NULL: pure check */
+    sgr_declog *log;
+    const char *agent, *session;
+    int non_interactive;
+    char overlay[4096];                /* the always-approved list */
+} adm;
+
+/* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  Safe to
+ * honour: the backend never goes behind the newest time it has seen, so an earlier
+ * time only makes limits stricter (docs/admission.md). */
+static int64_t env_clock(void *ud)
+{
+    const char *v = ud;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || d < 0 || d > 9.2e9)
+        return 0;
+    long long secs = (long long)d;
+    return (int64_t)secs * 1000000000 + (int64_t)((d - (double)secs) * 1e9 + 0.5);
+}
+
+static void install_test_hooks(void)
+{
+    const char *now = getenv("SHELLGATE_TEST_NOW");
+    if (now && *now)
+        sgr_admit_set_clock(env_clock, (void *)now);
+    const char *crash = getenv("SHELLGATE_TEST_CRASH");
+    if (crash && *crash)
+        sgr_admit_file_test_crash(atoi(crash));
+}
+
+static int overlay_path(char *buf, size_t n)
+{
+    const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+    int k;
+    if (x && x[0] == '/')
+        k = snprintf(buf, n, "%s/shellgate/approved", x);
+    else if (h && h[0] == '/')
+        k = snprintf(buf, n, "%s/.config/shellgate/approved", h);
+    else
+        return -1;
+    return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
+/* Is hex id listed in the overlay?  Lines: "approve ID ..."; anything else is
+ * ignored (a hand-edited comment cannot approve anything). */
+static int overlay_has(const char *path, const char *id)
+{
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    if (!f)
+        return 0;
+    char line[8192];
+    int found = 0;
+    size_t il = strlen(id);
+    while (!found && fgets(line, sizeof line, f))
+        found = strncmp(line, "approve ", 8) == 0 && strncmp(line + 8, id, il) == 0
+             && (line[8 + il] == ' ' || line[8 + il] == '\n' || line[8 + il] == '\0');
+    fclose(f);
+    return found;
+}
+
+static void approval_id(const sgr_result *r, const char *cwd, char out[2 * SGR_APPROVAL_LEN + 1])
+{
+    out[0] = '\0';
+    size_t n = sgr_admit_approval_material(r, cwd, NULL, 0);
+    uint8_t *m = sg_malloc(n ? n : 1);
+    if (!m)
+        return;
+    sgr_admit_approval_material(r, cwd, m, n);
+    sgc_sha256 h;
+    uint8_t d[32];
+    sgc_sha256_init(&h);
+    sgc_sha256_update(&h, m, n);
+    sgc_sha256_final(&h, d);
+    sg_free(m);
+    for (int i = 0; i < SGR_APPROVAL_LEN; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static int parse_id(const char *hex, uint8_t id[SGR_APPROVAL_LEN])
+{
+    if (strlen(hex) != 2 * SGR_APPROVAL_LEN)
+        return -1;
+    for (int i = 0; i < SGR_APPROVAL_LEN; i++) {
+        unsigned v;
+        char two[3] = { hex[2 * i], hex[2 * i + 1], 0 };
+        char *end;
+        v = (unsigned)strtoul(two, &end, 16);
+        if (*end || !two[0] || !two[1] || two[0] == '+' || two[0] == '-' || two[0] == ' ')
+            return -1;
+        id[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+static void fill_limit(const sgr_table *t, uint32_t i, sgr_admit_limit *l)
+{
+    const sgt_limit *s = &t->limits[i];
+    l->name = sgr_str(t, s->name);
+    l->nwindows = s->nwindows < SGT_MAX_WINDOWS ? s->nwindows : SGT_MAX_WINDOWS;
+    memcpy(l->count, s->count, sizeof l->count);
+    memcpy(l->seconds, s->seconds, sizeof l->seconds);
+}
+
+/* Turn the policy's answer into the admitted verdict.  Pure checks (no backend)
+ * only add the approval id and --non-interactive; admission consults approvals and
+ * limits and records the command.  Any state error refuses (fail closed). */
+static void admit_command(adm *a, sgr_ctx *ctx, const sgr_table *t, const sgr_result *r, const char *cmd,
+                          const char *cwd, verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->decision = r->decision;
+    v->rule = r->rule_id;
+    v->message = r->message;
+    v->hint = r->hint ? r->hint : "";
+    v->admission = a->be ? 0 : -1;
+    int ask = r->decision == SGT_ASK;
+    if (ask)
+        approval_id(r, cwd, v->approval_id);
+    if (ask && a->be && v->approval_id[0] && overlay_has(a->overlay, v->approval_id)) {
+        ask = 0;                        /* approved for good: admitted like an allow */
+        v->approved = "always";
+    }
+    if (!a->be) {
+        if (ask && a->non_interactive)
+            goto noninteractive;
+        return;
+    }
+    if (r->decision == SGT_DENY || r->oom)
+        return;                         /* refused before admission: takes no slot */
+    sgr_admit_limit lim[64];
+    uint32_t lidx[64], nl = 0;
+    for (uint32_t i = 0; i < t->nlimits && nl < 64; i++) {
+        int m = sgr_eval_limit_matches(ctx, i);
+        if (m < 0) {
+            v->error = "cannot evaluate a limit's condition";
+            goto refuse;
+        }
+        if (m) {
+            lidx[nl] = i;
+            fill_limit(t, i, &lim[nl++]);
+        }
+    }
+    sgr_admit_req q;
+    memset(&q, 0, sizeof q);
+    q.now_ns = sgr_admit_now();
+    q.agent = a->agent;
+    q.session = a->session;
+    q.pack = sgr_str(t, t->meta->pack_name);
+    q.ask = ask;
+    q.limits = lim;
+    q.nlimits = nl;
+    char progs[1024];
+    if (ask) {
+        const char *which;
+        parse_id(v->approval_id, q.approval);
+        q.cmd = cmd;
+        q.cwd = cwd;
+        q.risky = sgr_admit_risky(t, r, progs, sizeof progs, &q.progs_len, &which);
+        q.progs = progs;
+    }
+    sgr_admit_res res;
+    if (sgr_admit_check(a->be, &q, &res, v->err, sizeof v->err) < 0) {
+        v->error = v->err;
+        goto refuse;
+    }
+    if (res.approved)
+        v->approved = sgr_approve_scope_name(res.approved);
+    if (res.rate_limited) {
+        const sgt_limit *tl = &t->limits[lidx[res.limit]];
+        sgr_admit_message(v->msg, sizeof v->msg, sgr_str(t, tl->msg), &lim[res.limit], res.window, res.wait_ns);
+        snprintf(v->rule_buf, sizeof v->rule_buf, "limit:%s", lim[res.limit].name);
+        v->decision = SGT_DENY;
+        v->rule = v->rule_buf;
+        v->message = v->msg;
+        v->hint = "";
+        v->rate_limited = 1;
+        v->wait_s = (double)res.wait_ns / 1e9;
+        return;
+    }
+    if (res.admitted) {
+        v->admission = 1;
+        if (r->decision == SGT_ASK) {
+            snprintf(v->msg, sizeof v->msg, "approved (%s): %s", v->approved ? v->approved : "?", r->message);
+            v->decision = SGT_ALLOW;
+            v->message = v->msg;
+        }
+        return;
+    }
+    /* an ask nobody has approved yet: it stays an ask, recorded as pending */
+    if (!a->non_interactive)
+        return;
+noninteractive:
+    snprintf(v->msg, sizeof v->msg, "this command needs a person's approval (approval id %s), and shellgate runs "
+             "non-interactively (--non-interactive), so it is denied: %s", v->approval_id, r->message);
+    v->decision = SGT_DENY;
+    v->message = v->msg;
+    return;
+refuse:
+    snprintf(v->msg, sizeof v->msg, "admission failed, so the command is refused: %.970s", v->error);
+    v->decision = SGT_DENY;
+    v->rule = "admission";
+    v->message = v->msg;
+    v->hint = "";
+}
+
+static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, size_t len,
+                        const char *cwd, const verdict *v, int64_t now)
+{
+    if (!a->log)
+        return;
+    sgr_declog_entry e = { now, a->agent, cwd, cmd, len, t, r, v->decision, v->rule, v->message, v->admission,
+                           v->rate_limited, v->wait_s, v->approval_id[0] ? v->approval_id : NULL, v->approved,
+                           v->error };
+    char *line;
+    size_t n;
+    char err[600];
+    if (sgr_declog_format(&e, &line, &n) < 0) {
+        fprintf(stderr, "%s: decision log: out of memory; this decision is not logged\n", prog_name);
+        return;
+    }
+    if (sgr_declog_append(a->log, line, n, err, sizeof err) < 0)
+        fprintf(stderr, "%s: %s; this decision is not logged\n", prog_name, err);
+    sg_free(line);
+}
+
+/* Open the backend and the log the options ask for.  0, or an exit status. */
+static int adm_open(adm *a, const cli *o)
+{
+    memset(a, 0, sizeof *a);
+    install_test_hooks();
+    a->agent = o->agent ? o->agent : "default";
+    const char *s = getenv("SHELLGATE_SESSION");
+    a->session = s && *s ? s : a->agent;
+    a->non_interactive = o->non_interactive;
+    char err[600];
+    if (o->admit) {
+        if (!(a->be = sgr_admit_file_open(o->state, err, sizeof err))) {
+            fprintf(stderr, "%s: %s\n", prog_name, err);
+            return EX_USAGE;
+        }
+        if (overlay_path(a->overlay, sizeof a->overlay) < 0)
+            a->overlay[0] = '\0';
+    }
+    if (o->log && !(a->log = sgr_declog_open(o->log, o->log_max, err, sizeof err)))
+        fprintf(stderr, "%s: %s; decisions are not logged\n", prog_name, err);
+    return 0;
+}
+
+static void adm_close(adm *a)
+{
+    sgr_admit_close(a->be);
+    sgr_declog_close(a->log);
+}
+
 /* ---- check ------------------------------------------------------------------- */
 
-static cJSON *result_json(const sgr_table *t, const sgr_result *r)
+static cJSON *result_json(const sgr_table *t, const sgr_result *r, const verdict *v)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "decision", sgr_decision_name(r->decision));
-    cJSON_AddStringToObject(o, "rule", r->rule_id);
-    cJSON_AddStringToObject(o, "message", r->message);
-    cJSON_AddStringToObject(o, "hint", r->hint);
+    cJSON_AddStringToObject(o, "decision", sgr_decision_name(v->decision));
+    cJSON_AddStringToObject(o, "rule", v->rule);
+    cJSON_AddStringToObject(o, "message", v->message);
+    cJSON_AddStringToObject(o, "hint", v->hint);
     cJSON *segs = cJSON_AddArrayToObject(o, "segments");
     for (uint32_t i = 0; segs && i < r->cl.nseg && r->seg_decision; i++) {
         const sgr_segment *s = &r->cl.seg[i];
@@ -231,8 +556,15 @@ static cJSON *result_json(const sgr_table *t, const sgr_result *r)
             cJSON_AddStringToObject(so, "dynamic", s->dyn_reason ? s->dyn_reason : "");
         cJSON_AddItemToArray(segs, so);
     }
-    cJSON_AddBoolToObject(o, "rate_limited", 0);
-    cJSON_AddNumberToObject(o, "wait_time_seconds", 0);
+    cJSON_AddBoolToObject(o, "rate_limited", v->rate_limited);
+    /* to the microsecond, so the printed figure is the exact wait, not float noise */
+    cJSON_AddNumberToObject(o, "wait_time_seconds", (double)(long long)(v->wait_s * 1e6 + 0.5) / 1e6);
+    if (v->approval_id[0])
+        cJSON_AddStringToObject(o, "approval_id", v->approval_id);
+    if (v->approved)
+        cJSON_AddStringToObject(o, "approved", v->approved);
+    if (v->error)
+        cJSON_AddStringToObject(o, "error", v->error);
     return o;
 }
 
@@ -257,7 +589,7 @@ static int exit_for(uint32_t d)
 }
 
 /* check --batch: JSON lines in, JSON lines out, same order. */
-static int run_batch(sg_policy *p, const cli *o)
+static int run_batch(sg_policy *p, const cli *o, adm *a)
 {
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!ctx)
@@ -314,7 +646,11 @@ static int run_batch(sg_policy *p, const cli *o)
         /* cJSON strings end at NUL: a command with an embedded NUL is refused by
          * the parser through its length, so pass the real length */
         const sgr_result *r = sgr_eval(ctx, cmd->valuestring, strlen(cmd->valuestring), &so);
-        print_json(result_json(p->t, r));
+        verdict v;
+        admit_command(a, ctx, p->t, r, cmd->valuestring, so.cwd, &v);
+        print_json(result_json(p->t, r, &v));
+        fflush(stdout);
+        log_verdict(a, p->t, r, cmd->valuestring, strlen(cmd->valuestring), so.cwd, &v, sgr_admit_now());
         cJSON_Delete(in);
     }
     free(line);
@@ -446,8 +782,17 @@ static int cmd_check(int argc, char **argv, int explain)
     sg_policy *p = load_policy(&o, &status);
     if (!p)
         return status;
+    adm a;
+    int ast = explain ? 0 : adm_open(&a, &o);
+    if (explain)
+        memset(&a, 0, sizeof a);
+    if (ast) {
+        sg_policy_free(p);
+        return ast;
+    }
     if (o.batch) {
-        int r = run_batch(p, &o);
+        int r = run_batch(p, &o, &a);
+        adm_close(&a);
         sg_policy_free(p);
         return r;
     }
@@ -460,6 +805,7 @@ static int cmd_check(int argc, char **argv, int explain)
         fprintf(stderr, "%s: %s\n", prog_name, !cwd ? "cannot determine the working directory" : "out of memory");
         sg_free((void *)cmd);
         sgr_ctx_free(ctx);
+        adm_close(&a);
         sg_policy_free(p);
         return 1;
     }
@@ -471,7 +817,9 @@ static int cmd_check(int argc, char **argv, int explain)
     }
     sgr_opts so = { cwd, o.roots, o.nroots, NULL };
     const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
-    int code = exit_for(r->decision);
+    verdict v;
+    admit_command(&a, ctx, p->t, r, cmd, cwd, &v);
+    int code = exit_for(v.decision);
     if (explain) {
         explain_segments(p->t, r, &ts);
         if (p->t->meta->line_len) {
@@ -482,15 +830,23 @@ static int cmd_check(int argc, char **argv, int explain)
         if (r->hint && *r->hint)
             printf("hint: %s\n", r->hint);
     } else if (o.json) {
-        print_json(result_json(p->t, r));
+        print_json(result_json(p->t, r, &v));
     } else {
-        printf("%s: %s\n", sgr_decision_name(r->decision), r->message);
-        if (r->decision != SGT_ALLOW) {
-            printf("  rule: %s\n", r->rule_id);
-            if (r->hint && *r->hint)
-                printf("  hint: %s\n", r->hint);
+        printf("%s: %s\n", sgr_decision_name(v.decision), v.message);
+        if (v.decision != SGT_ALLOW) {
+            printf("  rule: %s\n", v.rule);
+            if (v.hint && *v.hint)
+                printf("  hint: %s\n", v.hint);
         }
+        if (v.rate_limited)
+            printf("  wait: %.3f seconds\n", v.wait_s);
+        if (v.decision == SGT_ASK)
+            printf("  approval: %s (shellgate approve %s --once | --session | --always)\n", v.approval_id,
+                   v.approval_id);
     }
+    fflush(stdout);
+    log_verdict(&a, p->t, r, cmd, len, cwd, &v, sgr_admit_now());
+    adm_close(&a);
     free(ts.v);
     sg_free((void *)cmd);
     sgr_ctx_free(ctx);
@@ -746,6 +1102,138 @@ static int cmd_dump(int argc, char **argv)
     return 0;
 }
 
+/* ---- approve, state ------------------------------------------------------------ */
+
+/* Append "approve ID "cmd" cwd "dir"" to the overlay unless it is there. */
+static int overlay_add(const char *path, const char *id, const sgr_admit_pending *p, char *err, size_t n)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *q = dir + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(dir, 0700);
+            *q = '/';
+        }
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        snprintf(err, n, "%.900s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (overlay_has(path, id)) {
+        close(fd);
+        return 0;
+    }
+    cJSON *c = cJSON_CreateString(p->cmd), *d = cJSON_CreateString(p->cwd);
+    char *cs = c ? cJSON_PrintUnformatted(c) : NULL, *ds = d ? cJSON_PrintUnformatted(d) : NULL;
+    char line[16384];
+    int k = snprintf(line, sizeof line, "approve %s %s cwd %s\n", id, cs ? cs : "\"\"", ds ? ds : "\"\"");
+    cJSON_free(cs);
+    cJSON_free(ds);
+    cJSON_Delete(c);
+    cJSON_Delete(d);
+    if (k <= 0 || (size_t)k >= sizeof line)
+        k = snprintf(line, sizeof line, "approve %s\n", id);
+    int ok = write(fd, line, (size_t)k) == (ssize_t)k;
+    int e = errno;
+    ok = close(fd) == 0 && ok;
+    if (!ok) {
+        snprintf(err, n, "%.900s: %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* shellgate approve ID [--once | --session | --always] [--state FILE] [--agent ID] */
+static int cmd_approve(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    o.scope = SGR_APPROVE_ONCE;
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    uint8_t id[SGR_APPROVAL_LEN];
+    if (o.nrest != 1 || parse_id(o.rest[0], id) < 0) {
+        fprintf(stderr, "%s: approve takes one approval id (%d hex digits, from an ask)\n", prog_name,
+                2 * SGR_APPROVAL_LEN);
+        return EX_USAGE;
+    }
+    install_test_hooks();
+    char err[1200];
+    sgr_admit *be = sgr_admit_file_open(o.state, err, sizeof err);
+    if (!be) {
+        fprintf(stderr, "%s: %s\n", prog_name, err);
+        return EX_USAGE;
+    }
+    const char *env = getenv("SHELLGATE_SESSION");
+    const char *session = o.agent ? o.agent : env && *env ? env : NULL;
+    sgr_admit_pending pend;
+    int r;
+    if (o.scope == SGR_APPROVE_SESSION && !session) {
+        /* the session the command was asked from: look it up first */
+        r = be->be->approve(be, id, SGR_APPROVE_ALWAYS, NULL, sgr_admit_now(), &pend, err, sizeof err);
+        if (r == 0)
+            session = pend.agent;
+        if (r == 0)
+            r = be->be->approve(be, id, SGR_APPROVE_SESSION, session, sgr_admit_now(), &pend, err, sizeof err);
+    } else {
+        r = be->be->approve(be, id, o.scope, session, sgr_admit_now(), &pend, err, sizeof err);
+    }
+    int rc = 0;
+    if (r < 0) {
+        fprintf(stderr, "%s: %s\n", prog_name, err);
+        rc = 1;
+    } else if (r == 1) {
+        fprintf(stderr, "%s: no command waits for approval %s in %s (ids come from `check --state`, and an "
+                "approved id is used up)\n", prog_name, o.rest[0], sgr_admit_file_path(be));
+        rc = 1;
+    } else if (o.scope == SGR_APPROVE_ALWAYS) {
+        char ov[4096];
+        if (pend.risky) {
+            fprintf(stderr, "%s: refusing to approve for good: `%s` runs a shell, an interpreter or a wrapper "
+                    "(or a part that cannot be checked), so approving it would approve code that is not on the "
+                    "command line; approve it --once or --session instead\n", prog_name, pend.cmd);
+            rc = 1;
+        } else if (overlay_path(ov, sizeof ov) < 0) {
+            fprintf(stderr, "%s: no overlay: set XDG_CONFIG_HOME or HOME\n", prog_name);
+            rc = 1;
+        } else if (overlay_add(ov, o.rest[0], &pend, err, sizeof err) < 0) {
+            fprintf(stderr, "%s: cannot save the approval: %s\n", prog_name, err);
+            rc = 1;
+        } else {
+            printf("approved always: %s (in %s), saved to %s\n", pend.cmd, pend.cwd, ov);
+        }
+    } else {
+        printf("approved %s: %s (in %s)\n", sgr_approve_scope_name(o.scope), pend.cmd, pend.cwd);
+    }
+    sgr_admit_close(be);
+    return rc;
+}
+
+/* shellgate state reset [--state FILE] */
+static int cmd_state(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (argc < 1 || strcmp(argv[0], "reset") != 0 || parse_opts(&o, argc - 1, argv + 1) < 0 || o.nrest) {
+        fprintf(stderr, "usage: shellgate state reset [--state FILE]\n");
+        return EX_USAGE;
+    }
+    install_test_hooks();
+    char err[1200];
+    sgr_admit *be = sgr_admit_file_open(o.state, err, sizeof err);
+    if (!be || be->be->reset(be, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog_name, err);
+        sgr_admit_close(be);
+        return 1;
+    }
+    printf("state reset: %s\n", sgr_admit_file_path(be));
+    sgr_admit_close(be);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -763,6 +1251,10 @@ int main(int argc, char **argv)
         return cmd_test(argc - 2, argv + 2);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc - 2, argv + 2);
+    if (strcmp(cmd, "approve") == 0)
+        return cmd_approve(argc - 2, argv + 2);
+    if (strcmp(cmd, "state") == 0)
+        return cmd_state(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
