@@ -16,8 +16,17 @@
  * them, raising an error, returning a wrong type or running out of memory is an
  * error result that names the hook and the reason; the state stays usable.
  *
+ * Also (docs/hooks.md has the user's view): Lua patterns are not available
+ * (string.match/gmatch/gsub raise, string.find is plain only) because they
+ * backtrack inside one C call where no limit can interrupt them; hooks get glob(),
+ * re() (the rule language's regexes, linear time, charged to the budget),
+ * path.inside(), path.resolve() and localtime() instead.  setmetatable refuses
+ * __gc, so no Lua code runs outside a call.  Hooks from one source string share
+ * one globals table (a file is the unit) and that source runs once.
+ *
  * Ownership: strings in sgr_hook_seg are borrowed for the call; sgr_hook_result
- * holds its message inline.  Nothing here prints. */
+ * holds its message inline; the environment copies what it keeps of the table
+ * (t may be freed after sgr_hooks_new).  Nothing here prints. */
 #ifndef SGR_HOOK_LUA_H
 #define SGR_HOOK_LUA_H
 #include <stddef.h>
@@ -57,7 +66,7 @@ typedef struct sgr_hook_seg {
     sgr_hook_sv cwd;
     const sgr_hook_sv *workspace; size_t nworkspace;     /* roots */
     sgr_hook_sv line;            /* the whole command line */
-    uint32_t index;              /* the segment's index (0-based) */
+    uint32_t index;              /* the segment's index (0-based; Lua sees index + 1) */
 } sgr_hook_seg;
 
 typedef enum {
@@ -75,7 +84,9 @@ typedef struct sgr_hook_result {
 
 /* Create the environment for table t's hooks (runs every hook source once in the
  * sandbox).  Returns NULL with a message in err when a source fails to load or run
- * (then every rule that calls a hook must deny). */
+ * (then every rule that calls a hook must deny).  Each limit is lim's when lim is
+ * non-NULL and that field non-zero, else the pack's (t->meta, when set), else the
+ * default. */
 sgr_hooks *sgr_hooks_new(const sgr_table *t, const sgr_hook_limits *lim, char *err, size_t errlen);
 void sgr_hooks_free(sgr_hooks *h);
 
