@@ -4,6 +4,7 @@
 set -eu
 B=${1:-build}
 "$B/bench/bench_shellgate" "${BENCH_ITERS:-200000}"
+"$B/bench/bench_hooks" "${BENCH_HOOK_CALLS:-1000000}"
 N=${BENCH_BATCH:-200000}
 T=$(mktemp)
 trap 'rm -f "$T"' EXIT
