@@ -1154,8 +1154,12 @@ static int cmd_approve(int argc, char **argv)
     o.scope = SGR_APPROVE_ONCE;
     if (parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
+    /* options may also follow the id */
+    const char *hex = o.nrest ? o.rest[0] : "";
+    if (o.nrest && parse_opts(&o, o.nrest - 1, o.rest + 1) < 0)
+        return EX_USAGE;
     uint8_t id[SGR_APPROVAL_LEN];
-    if (o.nrest != 1 || parse_id(o.rest[0], id) < 0) {
+    if (o.nrest != 0 || parse_id(hex, id) < 0) {
         fprintf(stderr, "%s: approve takes one approval id (%d hex digits, from an ask)\n", prog_name,
                 2 * SGR_APPROVAL_LEN);
         return EX_USAGE;
@@ -1187,7 +1191,7 @@ static int cmd_approve(int argc, char **argv)
         rc = 1;
     } else if (r == 1) {
         fprintf(stderr, "%s: no command waits for approval %s in %s (ids come from `check --state`, and an "
-                "approved id is used up)\n", prog_name, o.rest[0], sgr_admit_file_path(be));
+                "approved id is used up)\n", prog_name, hex, sgr_admit_file_path(be));
         rc = 1;
     } else if (o.scope == SGR_APPROVE_ALWAYS) {
         char ov[4096];
@@ -1199,7 +1203,7 @@ static int cmd_approve(int argc, char **argv)
         } else if (overlay_path(ov, sizeof ov) < 0) {
             fprintf(stderr, "%s: no overlay: set XDG_CONFIG_HOME or HOME\n", prog_name);
             rc = 1;
-        } else if (overlay_add(ov, o.rest[0], &pend, err, sizeof err) < 0) {
+        } else if (overlay_add(ov, hex, &pend, err, sizeof err) < 0) {
             fprintf(stderr, "%s: cannot save the approval: %s\n", prog_name, err);
             rc = 1;
         } else {

@@ -81,7 +81,7 @@ typedef struct sgr_admit_res {
 typedef struct sgr_admit_pending {
     char cmd[4096];
     char cwd[1024];
-    char agent[256];
+    char agent[256];                   /* the session it was asked from */
     char progs[1024];                  /* NUL-separated */
     uint32_t progs_len;
     int risky;

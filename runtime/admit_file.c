@@ -168,8 +168,12 @@ static char *take_str(rd *r, uint32_t len, uint32_t max)
 static int state_parse(const uint8_t *d, size_t n, fstate *s, const char **why)
 {
     memset(s, 0, sizeof *s);
-    if (n < HDR || memcmp(d, STATE_MAGIC, 8) != 0) {
+    if (memcmp(d, STATE_MAGIC, n < 8 ? n : 8) != 0 || n == 0) {
         *why = "not a shellgate state file (bad magic)";
+        return -1;
+    }
+    if (n < HDR) {
+        *why = "truncated";
         return -1;
     }
     if (rd32(d + 8) != STATE_VERSION) {
@@ -662,7 +666,7 @@ static int add_pending(fstate *s, const sgr_admit_req *q, int64_t now)
     p->risky = q->risky != 0;
     p->s[0] = dup_cap(q->cmd, q->cmd ? strlen(q->cmd) : 0, 4095, &p->l[0]);
     p->s[1] = dup_cap(q->cwd, q->cwd ? strlen(q->cwd) : 0, 1023, &p->l[1]);
-    p->s[2] = dup_cap(q->agent, q->agent ? strlen(q->agent) : 0, 255, &p->l[2]);
+    p->s[2] = dup_cap(q->session, q->session ? strlen(q->session) : 0, 255, &p->l[2]);
     /* progs is NUL-separated: cut at a whole name */
     uint32_t pl = q->progs_len;
     if (pl > 1023) {
@@ -708,7 +712,7 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
         dirty = 1;
         goto store;
     }
-    fkey *keys[64];
+    uint32_t kidx[64];                         /* indices: get_key may move the array */
     uint32_t nl = q->nlimits < 64 ? q->nlimits : 64;
     for (uint32_t i = 0; i < nl; i++) {
         char name[MAX_NAME + 1];
@@ -717,15 +721,15 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
             rc = fail(err, errlen, "agent id or limit name too long%s%s", "", "");
             goto out;
         }
-        keys[i] = get_key(&s, name, (uint32_t)kl, &q->limits[i]);
-        if (!keys[i]) {
+        fkey *k = get_key(&s, name, (uint32_t)kl, &q->limits[i]);
+        if (!k) {
             rc = fail(err, errlen, "%s", s.nkeys >= MAX_KEYS ? "the state file is full: too many active agents"
                                                               : "out of memory", "");
             goto out;
         }
+        kidx[i] = (uint32_t)(k - s.keys);
         uint32_t w;
-        int64_t wait = sgr_admit_window_wait(&q->limits[i], keys[i]->ts, keys[i]->cap, keys[i]->head, keys[i]->n,
-                                             now, &w);
+        int64_t wait = sgr_admit_window_wait(&q->limits[i], k->ts, k->cap, k->head, k->n, now, &w);
         if (wait > res->wait_ns) {
             res->rate_limited = 1;
             res->wait_ns = wait;
@@ -736,7 +740,7 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
     if (!res->rate_limited) {
         res->admitted = 1;
         for (uint32_t i = 0; i < nl; i++)
-            key_push(keys[i], now);
+            key_push(&s.keys[kidx[i]], now);
         if (res->approved == SGR_APPROVE_ONCE)
             drop_appr(&s, (uint32_t)ai);
         dirty |= nl > 0 || res->approved == SGR_APPROVE_ONCE;

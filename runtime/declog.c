@@ -294,6 +294,17 @@ static void mask_word(ob *o, mstate *m, const char *w, size_t n, int raw)
         u = w + 1;
         un = n - 2;
     }
+    if (m->mask_next == 2) {
+        /* after a bare "Authorization:" word: keep a scheme word, mask what follows */
+        m->mask_next = 0;
+        for (size_t k = 0; k < sizeof schemes / sizeof *schemes; k++)
+            if (ci_eq(u, un, schemes[k])) {
+                emit(o, w, n);
+                m->mask_next = 1;
+                return;
+            }
+        m->mask_next = 1;
+    }
     if (m->mask_next) {
         m->mask_next = 0;
         if (u != w)
@@ -331,7 +342,7 @@ static void mask_word(ob *o, mstate *m, const char *w, size_t n, int raw)
         return;
     }
     if (mask_text(o, w, n))
-        m->mask_next = 1;
+        m->mask_next = 2;
 }
 
 size_t sgr_mask_line(const char *in, size_t n, char *out, size_t cap)
@@ -470,7 +481,10 @@ static void jstr(jb *b, const char *s, size_t n)
 
 static void jkey(jb *b, const char *k)
 {
-    jput(b, ",\"", b->n > 1 ? 2 : 1);
+    if (b->n > 1)
+        jput(b, ",\"", 2);
+    else
+        jput(b, "\"", 1);
     jlit(b, k);
     jlit(b, "\":");
 }

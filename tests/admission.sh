@@ -1,0 +1,242 @@
+#!/bin/sh
+# admission.sh - admission through the CLI (docs/admission.md): exact windows on
+# an injected clock, 8 concurrent processes, kill -9 mid-update, corrupt state and
+# `state reset`, a clock stepped back, approval scopes, refusal of over-broad
+# approvals, --non-interactive, the decision log (masking, rotation, full disk).
+# usage: admission.sh SHELLGATE
+set -u
+SG=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export XDG_CONFIG_HOME="$T/cfg" XDG_STATE_HOME="$T/xdg"
+unset SHELLGATE_SESSION SHELLGATE_TEST_NOW SHELLGATE_TEST_CRASH
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+run() { # want_code description command... (stdout in $T/out, stderr in $T/err)
+    want=$1; shift; what=$1; shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want"; cat "$T/out" "$T/err" >&2; fi
+}
+has() { # file substring description
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; cat "$1" >&2; fi
+}
+hasnt() {
+    if grep -qF -- "$2" "$1"; then bad "$3: '$2' in $1"; cat "$1" >&2; else ok; fi
+}
+
+cat >"$T/adm.rules" <<'EOF'
+pack adm version 3
+use std/wrappers
+default deny "'{program}' is not allowed"
+allow program in { ls cat echo true }
+allow program git and subcommand in { status log }
+ask program git and subcommand push
+ask program in { python3 bash sudo }
+limit burst 3 per 10s, 5 per 1m "Rate limit: max {count} commands per {per}. Wait {wait}s. Please wait {wait} seconds."
+limit gitlim 2 per 1h when program git
+EOF
+P="$T/adm.rules"
+S="$T/state"
+at() { SHELLGATE_TEST_NOW=$1; export SHELLGATE_TEST_NOW; }
+
+# ---- exact windows (injected clock) ---------------------------------------------
+at 1000; run 0 "1st" "$SG" check -p "$P" --state "$S" -- ls
+at 1001; run 0 "2nd" "$SG" check -p "$P" --state "$S" -- ls
+at 1002; run 0 "3rd" "$SG" check -p "$P" --state "$S" -- ls
+at 1009.75; run 1 "4th inside 10 s" "$SG" check -p "$P" --state "$S" --json -- ls
+has "$T/out" '"rate_limited":true' "4th rate_limited"
+has "$T/out" '"wait_time_seconds":0.25' "4th exact wait"
+has "$T/out" '"rule":"limit:burst"' "4th rule"
+has "$T/out" 'Rate limit: max 3 commands per 10 seconds. Wait 0.2s. Please wait 0.2 seconds.' "GAIA wording"
+at 1010; run 0 "at the window edge the oldest leaves" "$SG" check -p "$P" --state "$S" -- ls
+# a denied command and a plain (pure) check take no slot
+at 1011; run 1 "denied" "$SG" check -p "$P" --state "$S" -- rm x
+run 0 "pure check" "$SG" check -p "$P" -- ls
+run 0 "pure check" "$SG" check -p "$P" -- ls
+# the minute window: 1000 1001 1002 1010 1012 are 5 in a minute; the 6th waits
+# for 1000 to be 60 s old
+at 1012; run 0 "5th in the minute" "$SG" check -p "$P" --state "$S" -- ls
+at 1031; run 1 "6th in the minute" "$SG" check -p "$P" --state "$S" --json -- ls
+has "$T/out" 'max 5 commands per minute. Wait 29.0s' "minute window message and wait"
+has "$T/out" '"wait_time_seconds":29' "minute wait exact"
+# limits are per agent
+run 0 "another agent has its own slots" "$SG" check -p "$P" --state "$S" --agent other -- ls
+# a `when` condition scopes a limit: git has 2 per hour of its own
+at 2000; run 0 "git 1" "$SG" check -p "$P" --state "$S" --agent g -- git status
+at 2011; run 0 "git 2" "$SG" check -p "$P" --state "$S" --agent g -- git log
+at 2022; run 1 "git 3 in the hour" "$SG" check -p "$P" --state "$S" --agent g -- git status
+has "$T/out" 'Rate limit: max 2 commands per 3600 seconds' "default message"
+at 2033; run 0 "ls is not limited by gitlim" "$SG" check -p "$P" --state "$S" --agent g -- ls
+# --batch admits line by line
+at 3000
+printf '%s\n' '{"cmd":"ls"}' '{"cmd":"ls"}' '{"cmd":"ls"}' '{"cmd":"ls"}' |
+    "$SG" check -p "$P" --state "$S" --agent batch --batch >"$T/b"
+[ "$(grep -c '"rate_limited":false' "$T/b")" -eq 3 ] && ok || bad "batch: 3 admitted"
+[ "$(sed -n 4p "$T/b" | grep -c '"rate_limited":true')" -eq 1 ] && ok || bad "batch: 4th limited"
+
+# ---- the clock steps back ---------------------------------------------------------
+S2="$T/state2"
+at 5000; for i in 1 2 3; do "$SG" check -p "$P" --state "$S2" -- ls >/dev/null; done
+at 100; run 1 "clock back an hour: no extra slots" "$SG" check -p "$P" --state "$S2" --json -- ls
+has "$T/out" '"wait_time_seconds":10' "wait measured from the newest time seen"
+at 5010; run 0 "real time catches up" "$SG" check -p "$P" --state "$S2" -- ls
+unset SHELLGATE_TEST_NOW
+
+# ---- 8 processes at once: exactly the limit ----------------------------------------
+cat >"$T/c.rules" <<'EOF'
+pack conc version 1
+default allow
+limit c 5 per 1h
+EOF
+for round in 1 2 3; do
+    i=0
+    while [ $i -lt 8 ]; do
+        ( "$SG" check -p "$T/c.rules" --state "$T/cs" --agent "r$round" -- true >/dev/null 2>&1; echo $? >"$T/rc.$round.$i" ) &
+        i=$((i + 1))
+    done
+    wait
+    n=$(cat "$T"/rc.$round.* | grep -c '^0$')
+    [ "$n" -eq 5 ] && ok || bad "round $round: $n of 8 admitted, want exactly 5"
+done
+
+# ---- kill -9 in the middle of an update -------------------------------------------
+S3="$T/state3"
+at 7000; run 0 "before the crash" "$SG" check -p "$P" --state "$S3" -- ls
+at 7001; SHELLGATE_TEST_CRASH=1 "$SG" check -p "$P" --state "$S3" -- ls >/dev/null 2>&1
+[ $? -eq 137 ] && ok || bad "crash point 1 did not kill"
+[ -s "$S3.tmp" ] && ok || bad "crash point 1 left no half-written temporary file"
+at 7002; SHELLGATE_TEST_CRASH=2 "$SG" check -p "$P" --state "$S3" -- ls >/dev/null 2>&1
+[ $? -eq 137 ] && ok || bad "crash point 2 did not kill"
+# the state is the last complete version: the two killed admissions never happened
+at 7003; run 0 "2nd after crashes" "$SG" check -p "$P" --state "$S3" -- ls
+at 7004; run 0 "3rd after crashes" "$SG" check -p "$P" --state "$S3" -- ls
+at 7005; run 1 "4th after crashes is limited" "$SG" check -p "$P" --state "$S3" -- ls
+unset SHELLGATE_TEST_NOW
+# random kill -9 of real processes hammering one state file: it stays readable
+cat >"$T/k.rules" <<'EOF'
+pack kill version 1
+default allow
+limit k 100000 per 1h
+EOF
+( while :; do "$SG" check -p "$T/k.rules" --state "$T/ks" -- true >/dev/null 2>&1; done ) &
+loop=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    "$SG" check -p "$T/k.rules" --state "$T/ks" -- true >/dev/null 2>&1 &
+    victim=$!
+    sleep 0.0$i
+    kill -9 $victim 2>/dev/null
+    wait $victim 2>/dev/null
+done
+kill $loop 2>/dev/null
+wait $loop 2>/dev/null
+run 0 "state readable after kill -9 storms" "$SG" check -p "$T/k.rules" --state "$T/ks" -- true
+
+# ---- corrupt state: refused, then `state reset` ------------------------------------
+printf 'garbage' | dd of="$S" bs=1 seek=70 conv=notrunc 2>/dev/null
+run 1 "corrupt state refuses" "$SG" check -p "$P" --state "$S" --json -- ls
+has "$T/out" 'corrupt' "corrupt message"
+has "$T/out" 'state reset' "corrupt message says how to recover"
+has "$T/out" '"rule":"admission"' "corrupt rule"
+run 0 "state reset" "$SG" state reset --state "$S"
+run 0 "after reset" "$SG" check -p "$P" --state "$S" -- ls
+run 64 "state without reset" "$SG" state
+# the default state file lives under XDG_STATE_HOME
+run 0 "--admit uses the default state" "$SG" check -p "$P" --admit -- ls
+[ -f "$XDG_STATE_HOME/shellgate/state" ] && ok || bad "default state path"
+
+# ---- approvals ------------------------------------------------------------------------
+S4="$T/state4"
+at 10000
+run 2 "ask" "$SG" check -p "$P" --state "$S4" --json -- git push origin main
+ID=$(sed -n 's/.*"approval_id":"\([0-9a-f]*\)".*/\1/p' "$T/out")
+[ ${#ID} -eq 32 ] && ok || bad "approval id '$ID'"
+run 2 "plain check carries the same id" "$SG" check -p "$P" --json -- git push origin main
+has "$T/out" "\"approval_id\":\"$ID\"" "id is stable"
+run 2 "another cwd, another id" "$SG" check -p "$P" --cwd / --json -- git push origin main
+hasnt "$T/out" "$ID" "id covers the cwd"
+run 2 "text output names the id" "$SG" check -p "$P" --state "$S4" -- git push origin main
+has "$T/out" "approval: $ID" "text approval line"
+run 64 "approve needs an id" "$SG" approve --state "$S4"
+run 1 "approve an unknown id" "$SG" approve 0123456789abcdef0123456789abcdef --state "$S4"
+# once
+run 0 "approve --once" "$SG" approve "$ID" --once --state "$S4"
+has "$T/out" "git push origin main" "approve echoes the command"
+at 10001; run 0 "approved once" "$SG" check -p "$P" --state "$S4" --json -- git push origin main
+has "$T/out" '"approved":"once"' "approved field"
+has "$T/out" '"decision":"allow"' "approved decision"
+at 10002; run 2 "once is used up" "$SG" check -p "$P" --state "$S4" -- git push origin main
+# session (from SHELLGATE_SESSION when the ask was made)
+at 10020
+SHELLGATE_SESSION=s1 "$SG" check -p "$P" --state "$S4" -- git push origin main >/dev/null
+run 0 "approve --session" "$SG" approve "$ID" --session --state "$S4"
+at 10030; SHELLGATE_SESSION=s1 run 0 "session approval 1" "$SG" check -p "$P" --state "$S4" -- git push origin main
+at 10040; SHELLGATE_SESSION=s1 run 1 "approved commands still obey limits (gitlim: 2/h)" "$SG" check -p "$P" --state "$S4" --json -- git push origin main
+has "$T/out" '"rate_limited":true' "approved but limited"
+at 10050; SHELLGATE_SESSION=s2 run 2 "another session asks again" "$SG" check -p "$P" --state "$S4" --agent a2 -- git push origin main
+# always: written to the overlay, admitted with any state file, plain check still asks
+run 2 "ask for always" "$SG" check -p "$P" --state "$S4" --agent a3 -- git push origin main
+run 0 "approve --always" "$SG" approve "$ID" --always --state "$S4"
+has "$XDG_CONFIG_HOME/shellgate/approved" "approve $ID \"git push origin main\"" "overlay line"
+at 20000; run 0 "always-approved" "$SG" check -p "$P" --state "$T/fresh" --agent a4 --json -- git push origin main
+has "$T/out" '"approved":"always"' "approved always"
+run 2 "plain check stays pure" "$SG" check -p "$P" -- git push origin main
+run 1 "always never lifts a deny" "$SG" check -p "$P" --state "$T/fresh" -- git push origin main '&&' rm x
+# a compound command is approved as a whole: its id differs from its parts'
+run 2 "compound ask" "$SG" check -p "$P" --state "$S4" --json -- ls '&&' git push origin main
+CID=$(sed -n 's/.*"approval_id":"\([0-9a-f]*\)".*/\1/p' "$T/out")
+[ -n "$CID" ] && [ "$CID" != "$ID" ] && ok || bad "compound id '$CID' vs '$ID'"
+# over-broad approvals are refused for good, allowed once
+for c in "python3 tool.py" "bash x.sh" "sudo git push origin main"; do
+    run 2 "ask $c" "$SG" check -p "$P" --state "$S4" --json -- $c
+    BID=$(sed -n 's/.*"approval_id":"\([0-9a-f]*\)".*/\1/p' "$T/out")
+    run 1 "refuse --always for $c" "$SG" approve "$BID" --always --state "$S4"
+    has "$T/err" "refusing to approve for good" "refusal message for $c"
+    run 0 "--once is fine for $c" "$SG" approve "$BID" --once --state "$S4"
+done
+unset SHELLGATE_TEST_NOW
+# --non-interactive: ask becomes deny, with or without state
+run 1 "non-interactive" "$SG" check -p "$P" --non-interactive --json -- git push origin main
+has "$T/out" 'non-interactively' "non-interactive message"
+run 1 "non-interactive with state" "$SG" check -p "$P" --state "$T/ni" --non-interactive -- git push --force origin x
+
+# ---- the decision log -------------------------------------------------------------------
+L="$T/d.log"
+run 0 "log allow" "$SG" check -p "$P" --state "$T/ls" --agent logger --log "$L" -- echo --password hunter2
+run 1 "log deny" "$SG" check -p "$P" --log "$L" -- "curl -H 'Authorization: Bearer abc.def' https://x"
+run 1 "log deny, header split into words" "$SG" check -p "$P" --log "$L" -- curl -H Authorization: Bearer abc.ghi x
+run 0 "log token" "$SG" check -p "$P" --log "$L" -- GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ ls
+[ "$(wc -l <"$L")" -eq 4 ] && ok || bad "4 log lines"
+hasnt "$L" hunter2 "password masked"
+hasnt "$L" abc.def "authorization masked"
+hasnt "$L" abc.ghi "authorization masked across words"
+hasnt "$L" 0123456789abcdefghij "token masked"
+has "$L" '"agent":"logger"' "log agent"
+has "$L" '"pack":"adm","pack_version":3,"table_sha256":"' "log pack"
+has "$L" '"decision":"deny","rule":"default"' "log rule"
+has "$L" '"admission":"admitted"' "log admission"
+has "$L" '"rate_limited":false' "log rate state"
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$L" && ok || bad "log lines are JSON"
+fi
+# rotation: never over the cap, older lines in FILE.1
+R="$T/r.log"
+i=0
+while [ $i -lt 12 ]; do "$SG" check -p "$P" --log "$R" --log-max-bytes 2000 -- ls >/dev/null; i=$((i + 1)); done
+[ -f "$R.1" ] && ok || bad "rotated file"
+[ "$(wc -c <"$R")" -le 2000 ] && [ "$(wc -c <"$R.1")" -le 2000 ] && ok || bad "rotation cap"
+# concurrent writers: whole lines only
+i=0
+while [ $i -lt 8 ]; do "$SG" check -p "$P" --log "$T/c.log" -- ls >/dev/null & i=$((i + 1)); done
+wait
+[ "$(grep -c '^{.*}$' "$T/c.log")" -eq 8 ] && ok || bad "8 whole lines from 8 writers"
+# a full disk: a clear error, the decision and exit code unchanged
+run 0 "full disk keeps the decision" "$SG" check -p "$P" --log /dev/full -- ls
+has "$T/out" "allow:" "decision printed"
+has "$T/err" "No space left on device" "full disk error"
+run 1 "full disk keeps a deny" "$SG" check -p "$P" --log /dev/full -- rm x
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
