@@ -361,7 +361,8 @@ static int h_glob(lua_State *L)
 
 enum { RN_SET, RN_CAT, RN_ALT, RN_REP, RN_EMPTY, RN_BOL, RN_EOL };
 typedef struct re_node {
-    int kind, a, b;               /* CAT/ALT: children a, b; REP: child a; SET: set a */
+    int kind, a;                  /* CAT/ALT: first child; REP: the child; SET: the set */
+    int next;                     /* the next child of the CAT/ALT this node is in, or -1 */
     int min, max;                 /* REP; max -1 = unbounded */
 } re_node;
 
@@ -388,7 +389,9 @@ typedef struct re_comp {
     const char *err;
 } re_comp;
 
-static int re_node_new(re_comp *c, int kind, int a, int b)
+/* Lists, not binary trees, for CAT and ALT: emitting them is a loop, so C
+ * recursion depth follows group nesting (at most 200), not pattern length. */
+static int re_node_new(re_comp *c, int kind, int a)
 {
     if (c->nnodes >= c->maxnodes) {
         c->err = "pattern too large";
@@ -397,7 +400,7 @@ static int re_node_new(re_comp *c, int kind, int a, int b)
     re_node *nd = &c->nodes[c->nnodes];
     nd->kind = kind;
     nd->a = a;
-    nd->b = b;
+    nd->next = -1;
     nd->min = nd->max = 0;
     return c->nnodes++;
 }
@@ -596,9 +599,9 @@ static int re_atom(re_comp *c)
         return a;
     }
     if (ch == '^')
-        return re_node_new(c, RN_BOL, 0, 0);
+        return re_node_new(c, RN_BOL, 0);
     if (ch == '$')
-        return re_node_new(c, RN_EOL, 0, 0);
+        return re_node_new(c, RN_EOL, 0);
     if (ch == ')' || ch == '*' || ch == '+' || ch == '?' || ch == '{') {
         c->err = ch == ')' ? "unmatched ')'" : "quantifier without an operand";
         return -1;
@@ -619,7 +622,7 @@ static int re_atom(re_comp *c)
         set_add(set, ch, ch);
     if (c->icase && ch != '[')
         set_fold(set);
-    return re_node_new(c, RN_SET, s, 0);
+    return re_node_new(c, RN_SET, s);
 }
 
 static int re_number(re_comp *c, int *out)
@@ -637,7 +640,7 @@ static int re_number(re_comp *c, int *out)
 
 static int re_cat(re_comp *c)
 {
-    int acc = -1;
+    int first = -1, last = -1;
     while (c->i < c->n && c->p[c->i] != '|' && c->p[c->i] != ')') {
         int a = re_atom(c);
         if (a < 0)
@@ -680,29 +683,38 @@ static int re_cat(re_comp *c)
                 c->err = "more than 4 quantifiers in a row";
                 return -1;
             }
-            int r = re_node_new(c, RN_REP, a, 0);
+            int r = re_node_new(c, RN_REP, a);
             if (r < 0)
                 return -1;
             c->nodes[r].min = min;
             c->nodes[r].max = max;
             a = r;
         }
-        acc = acc < 0 ? a : re_node_new(c, RN_CAT, acc, a);
-        if (acc < 0)
-            return -1;
+        if (first < 0)
+            first = a;
+        else
+            c->nodes[last].next = a;
+        last = a;
     }
-    return acc < 0 ? re_node_new(c, RN_EMPTY, 0, 0) : acc;
+    if (first < 0)
+        return re_node_new(c, RN_EMPTY, 0);
+    return first == last ? first : re_node_new(c, RN_CAT, first);
 }
 
 static int re_alt(re_comp *c)
 {
-    int a = re_cat(c);
-    while (a >= 0 && c->i < c->n && c->p[c->i] == '|') {
+    int first = re_cat(c), last = first;
+    if (first < 0 || c->i >= c->n || c->p[c->i] != '|')
+        return first;
+    while (c->i < c->n && c->p[c->i] == '|') {
         c->i++;
         int b = re_cat(c);
-        a = b < 0 ? -1 : re_node_new(c, RN_ALT, a, b);
+        if (b < 0)
+            return -1;
+        c->nodes[last].next = b;
+        last = b;
     }
-    return a;
+    return re_node_new(c, RN_ALT, first);
 }
 
 static int re_emit(re_comp *c, int op, int x, int y)
@@ -725,18 +737,34 @@ static int re_gen(re_comp *c, int k)
     case RN_BOL: return re_emit(c, RI_BOL, 0, 0) < 0 ? -1 : 0;
     case RN_EOL: return re_emit(c, RI_EOL, 0, 0) < 0 ? -1 : 0;
     case RN_EMPTY: return 0;
-    case RN_CAT: return re_gen(c, nd->a) < 0 || re_gen(c, nd->b) < 0 ? -1 : 0;
-    case RN_ALT:
-        if ((s = re_emit(c, RI_SPLIT, 0, 0)) < 0)
-            return -1;
-        c->ins[s].x = c->nins;
-        if (re_gen(c, nd->a) < 0 || (j = re_emit(c, RI_JMP, 0, 0)) < 0)
-            return -1;
-        c->ins[s].y = c->nins;
-        if (re_gen(c, nd->b) < 0)
-            return -1;
-        c->ins[j].x = c->nins;
+    case RN_CAT:
+        for (int m = nd->a; m >= 0; m = c->nodes[m].next)
+            if (re_gen(c, m) < 0)
+                return -1;
         return 0;
+    case RN_ALT: {                /* split L1, N1; L1: a1; jmp END; N1: split ...; an */
+        int jumps = -1;           /* chain of JMPs to patch, through their x */
+        for (int m = nd->a; m >= 0; m = c->nodes[m].next) {
+            if (c->nodes[m].next < 0) {
+                if (re_gen(c, m) < 0)
+                    return -1;
+                break;
+            }
+            if ((s = re_emit(c, RI_SPLIT, 0, 0)) < 0)
+                return -1;
+            c->ins[s].x = c->nins;
+            if (re_gen(c, m) < 0 || (j = re_emit(c, RI_JMP, jumps, 0)) < 0)
+                return -1;
+            jumps = j;
+            c->ins[s].y = c->nins;
+        }
+        while (jumps >= 0) {
+            j = c->ins[jumps].x;
+            c->ins[jumps].x = c->nins;
+            jumps = j;
+        }
+        return 0;
+    }
     default: /* RN_REP */
         for (int r = 0; r < nd->min; r++)
             if (re_gen(c, nd->a) < 0)

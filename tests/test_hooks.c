@@ -211,6 +211,8 @@ static const hk sandbox[] = {
         "  assert(re('(ab)+c', 'xababc') and not re('(ab)+c', 'xac') and re('x\\\\.y', 'x.y') and not re('x\\\\.y', 'xzy'))\n"
         "  assert(re('a\\\\x00b', 'a\\0b') and re('(?:a|b){2}$', 'zab') and re('(a*)*b', 'aab'))\n"
         "  assert(not re('(a*)*b', string.rep('a', 20000)))\n"
+        "  assert(re(string.rep('a|', 2000) .. 'b', 'xb') and re(string.rep('a', 3000), string.rep('a', 3000)))\n"
+        "  assert(not pcall(re, string.rep('(', 201) .. 'a' .. string.rep(')', 201), 'a'))\n"
         "  assert(not pcall(re, 'a(b', 'x') and not pcall(re, 'a*?', 'x') and not pcall(re, '\\\\b', 'x'))\n"
         "  assert(path.resolve('../x/./y', '/a/b') == '/a/x/y' and path.resolve('/../..//etc/') == '/etc')\n"
         "  assert(path.resolve('.', '/') == '/' and path.resolve('a/..', '/w') == '/w')\n"
