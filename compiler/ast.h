@@ -70,6 +70,7 @@ typedef struct sgc_cond {
     sgc_setexpr *set, *set2;     /* matcher(s); NULL where none */
     sgc_tok num, cmp;            /* ARG_AT position, ARGC comparison and number */
     sgc_tok str;                 /* LUA hook name, NESTED kind */
+    int32_t hook;                /* LUA: index into the program's hooks */
 } sgc_cond;
 
 typedef struct sgc_rule {
@@ -152,6 +153,8 @@ typedef struct sgc_file_ast {
     sgc_loc default_loc;
     sgc_use *uses, *uses_tail;
     sgc_wlist *hooks, *hooks_tail;
+    sgc_wlist *hook_limits;              /* key value key value ... */
+    sgc_loc hook_limits_loc;
     sgc_setdef *sets, *sets_tail;
     sgc_rule *rules, *rules_tail;
     sgc_progdecl *progs, *progs_tail;

@@ -295,11 +295,13 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, 0, set_of(c->set)); break;
     case SGC_C_REDIR_READS: op(b, SGT_OP_REDIR_READS, 0, set_of(c->set)); break;
     case SGC_C_ASSIGNS: op(b, SGT_OP_ASSIGNS, 0, set_of(c->set)); break;
-    case SGC_C_ASSIGNS_VAL: op(b, SGT_OP_ASSIGNS_VAL, set_of(c->set), set_of(c->set2)); break;
+    case SGC_C_ASSIGNS_VAL:
+        op(b, SGT_OP_ASSIGNS_VAL, set_of(c->set) | (c->num.len ? SGT_NEGATE_VALUE : 0), set_of(c->set2));
+        break;
     case SGC_C_PIPED_FROM: op(b, SGT_OP_PIPED_FROM, 0, set_of(c->set)); break;
     case SGC_C_PIPED_TO: op(b, SGT_OP_PIPED_TO, 0, set_of(c->set)); break;
     case SGC_C_DYNAMIC: op(b, SGT_OP_DYNAMIC, 0, 0); *flags |= SGT_RULE_DYNAMIC; break;
-    case SGC_C_LUA: op(b, SGT_OP_LUA, 0, 0); *flags |= SGT_RULE_LUA; break;
+    case SGC_C_LUA: op(b, SGT_OP_LUA, 0, c->hook < 0 ? 0 : (uint32_t)c->hook); *flags |= SGT_RULE_LUA; break;
     case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
         op(b, SGT_OP_TEXT, 0, set_of(c->set));
         return;                                     /* keeps line_only */
@@ -734,6 +736,20 @@ int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
     }
     if (emit_progspecs(&e) < 0)
         goto done;
+    for (uint32_t i = 0; i < p->nhooks; i++) {
+        sgt_hook hk;
+        memset(&hk, 0, sizeof hk);
+        hk.name = intern(&e.str, p->hooks[i].fn, p->hooks[i].fn_len);
+        hk.source = intern(&e.str, p->hooks[i].source, p->hooks[i].source_len);
+        sgc_sha256 hs;
+        sgc_sha256_init(&hs);
+        sgc_sha256_update(&hs, p->hooks[i].source, p->hooks[i].source_len);
+        sgc_sha256_final(&hs, hk.sha256);
+        buf_add(&e.sec[SGT_SEC_HOOKS], &hk, sizeof hk);
+    }
+    meta.hook_budget = p->hook_budget;
+    meta.hook_memory = p->hook_memory;
+    meta.hook_millis = p->hook_millis;
     emit_limits(&e);
     emit_tests(&e);
     for (uint32_t i = 0; i < p->npacks; i++) {

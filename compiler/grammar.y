@@ -47,6 +47,8 @@ stmt ::= PACK(P) word(N) VERSION word(V).      { sgc_act_pack(ps, &P, &N, &V); }
 stmt ::= USE word(W).                          { sgc_act_use(ps, &W); }
 /* hooks "file.lua" */
 stmt ::= HOOKS STRING(S).                      { sgc_act_hooks(ps, &S); }
+/* hooks limit { instructions N memory N millis N } */
+stmt ::= HOOKS LIMIT(K) LBRACE hlimits(L) RBRACE. { sgc_act_hook_limits(ps, &K, L); }
 /* default deny "message" [hint "..."] */
 stmt ::= DEFAULT(D) decision(X) msgopt(M) hintopt(H). { sgc_act_default(ps, &D, X, &M, &H); }
 /* set NAME = setexpr */
@@ -77,6 +79,10 @@ msgopt(M) ::= .           { memset(&M, 0, sizeof M); }
 msgopt(M) ::= STRING(T).  { M = T; }
 hintopt(H) ::= .          { memset(&H, 0, sizeof H); }
 hintopt(H) ::= HINT STRING(T). { H = T; }
+
+%type hlimits { sgc_wlist * }
+hlimits(L) ::= WORD(K) WORD(V).               { L = sgc_wlist_new(ps, &K, NULL); L = sgc_wlist_new(ps, &V, L); }
+hlimits(L) ::= hlimits(P) WORD(K) WORD(V).    { L = sgc_wlist_new(ps, &K, P); L = sgc_wlist_new(ps, &V, L); }
 
 %type wordlist { sgc_wlist * }
 wordlist(L) ::= word(W).             { L = sgc_wlist_new(ps, &W, NULL); }
@@ -160,6 +166,7 @@ cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &
 cond(C) ::= REDIRECT(K) READS FROM m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, S); }
 cond(C) ::= ASSIGNS(K) m(S).         { C = sgc_cond_set(ps, SGC_C_ASSIGNS, &K, S); }
 cond(C) ::= ASSIGNS(K) m(S) VALUE m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL, &K, S); if (C) C->set2 = V; }
+cond(C) ::= ASSIGNS(K) m(S) VALUE NOT m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL, &K, S); if (C) { C->set2 = V; C->num.len = 1; } }
 cond(C) ::= PIPED(K) FROM m(S).      { C = sgc_cond_set(ps, SGC_C_PIPED_FROM, &K, S); }
 cond(C) ::= PIPED(K) TO m(S).        { C = sgc_cond_set(ps, SGC_C_PIPED_TO, &K, S); }
 cond(C) ::= DYNAMIC(K).              { C = sgc_cond_new(ps, SGC_C_DYNAMIC, &K); }

@@ -165,6 +165,16 @@ void sgc_act_hooks(sgc_pstate *ps, const sgc_tok *file)
     ps->ast->hooks_tail = w;
 }
 
+void sgc_act_hook_limits(sgc_pstate *ps, const sgc_tok *kw, sgc_wlist *kv)
+{
+    if (ps->ast->hook_limits) {
+        sgc_error(ps->c, kw->loc, "'hooks limit' given twice");
+        return;
+    }
+    ps->ast->hook_limits = kv;
+    ps->ast->hook_limits_loc = kw->loc;
+}
+
 void sgc_act_default(sgc_pstate *ps, const sgc_tok *kw, int decision, const sgc_tok *msg,
                      const sgc_tok *hint)
 {

@@ -30,6 +30,7 @@ void sgc_parse_overflow(sgc_pstate *ps);
 void sgc_act_pack(sgc_pstate *ps, const sgc_tok *kw, const sgc_tok *name, const sgc_tok *ver);
 void sgc_act_use(sgc_pstate *ps, const sgc_tok *what);
 void sgc_act_hooks(sgc_pstate *ps, const sgc_tok *file);
+void sgc_act_hook_limits(sgc_pstate *ps, const sgc_tok *kw, sgc_wlist *kv);
 void sgc_act_default(sgc_pstate *ps, const sgc_tok *kw, int decision, const sgc_tok *msg,
                      const sgc_tok *hint);
 void sgc_act_set(sgc_pstate *ps, const sgc_tok *name, sgc_setexpr *e);

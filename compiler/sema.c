@@ -440,6 +440,8 @@ static const char *const nest_kind_names[] = {
 #undef X
 };
 
+static void resolve_hook(sema *s, sgc_cond *c);
+
 /* Resolve and check one condition tree. */
 static void check_cond(sema *s, sgc_cond *c)
 {
@@ -481,7 +483,7 @@ static void check_cond(sema *s, sgc_cond *c)
             sgc_error(s->c, c->loc, "'option all' needs plain words: a pattern cannot say which options must all be present");
         return;
     case SGC_C_LUA:
-        sgc_error(s->c, c->loc, "Lua hooks are not available in this version of shellgate");
+        resolve_hook(s, c);
         return;
     case SGC_C_NESTED: {
         int ok = 0;
@@ -616,6 +618,158 @@ static void check_shadowing(sema *s)
         }
     }
     sg_free(tab);
+}
+
+/* ---- Lua hooks ------------------------------------------------------------ */
+
+static int ident_char(char ch)
+{
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+
+/* Does Lua source text define the global function fn (`function fn(` or
+ * `fn = function`)?  A textual check: the sandbox finds out for sure at load. */
+static int defines(const char *t, size_t n, const char *fn, size_t fl)
+{
+    for (size_t i = 0; i + fl <= n; i++) {
+        if (memcmp(t + i, fn, fl) != 0 || (i > 0 && (ident_char(t[i - 1]) || t[i - 1] == '.' || t[i - 1] == ':'))
+            || (i + fl < n && ident_char(t[i + fl])))
+            continue;
+        size_t b = i;
+        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+            b--;
+        if (b >= 8 && memcmp(t + b - 8, "function", 8) == 0 && (b == 8 || !ident_char(t[b - 9])))
+            return 1;
+        size_t a = i + fl;
+        while (a < n && (t[a] == ' ' || t[a] == '\t'))
+            a++;
+        if (a < n && t[a] == '=' && (a + 1 >= n || t[a + 1] != '=')) {
+            a++;
+            while (a < n && (t[a] == ' ' || t[a] == '\t'))
+                a++;
+            if (a + 8 <= n && memcmp(t + a, "function", 8) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void resolve_hook(sema *s, sgc_cond *c)
+{
+    sgc_program *p = s->p;
+    c->hook = -1;
+    if (c->str.len == 0 || c->str.len > 200) {
+        sgc_error(s->c, c->str.loc, "a hook is named by its Lua function name");
+        return;
+    }
+    for (uint32_t i = 0; i < p->nhooks; i++)
+        if (p->hooks[i].fn_len == c->str.len && memcmp(p->hooks[i].fn, c->str.text, c->str.len) == 0) {
+            c->hook = (int32_t)i;
+            return;
+        }
+    for (uint32_t k = 0; k < p->nhookfiles; k++) {
+        const sgc_hookfile *hf = &p->hookfiles[k];
+        if (!defines(hf->text, hf->len, c->str.text, c->str.len))
+            continue;
+        sgc_hook *nv = sg_realloc(p->hooks, sizeof *nv * (p->nhooks + 1));
+        if (!nv) {
+            sgc_oom(s->c);
+            return;
+        }
+        p->hooks = nv;
+        nv[p->nhooks].fn = c->str.text;
+        nv[p->nhooks].fn_len = c->str.len;
+        nv[p->nhooks].source = hf->text;
+        nv[p->nhooks].source_len = hf->len;
+        c->hook = (int32_t)p->nhooks++;
+        return;
+    }
+    if (p->nhookfiles == 0)
+        sgc_error(s->c, c->str.loc, "'lua \"%.*s\"' needs a hook file: add hooks \"file.lua\" (or hooks \"std/%.*s\")",
+                  (int)c->str.len, c->str.text, (int)c->str.len, c->str.text);
+    else
+        sgc_error(s->c, c->str.loc, "no hook file of this pack defines function '%.*s'", (int)c->str.len, c->str.text);
+}
+
+/* Load every `hooks "file"` of the files in order, and the main pack's limits. */
+static void load_hooks(sema *s)
+{
+    sgc_comp *c = s->c;
+    sgc_program *p = s->p;
+    for (uint32_t k = 0; k < p->norder; k++) {
+        uint32_t f = p->order[k];
+        for (sgc_wlist *w = c->files[f].ast.hooks; w; w = w->next) {
+            char name[600];
+            if (w->tok.len == 0 || w->tok.len > 500 || memchr(w->tok.text, '\0', w->tok.len)) {
+                sgc_error(c, w->tok.loc, "bad hook file name");
+                continue;
+            }
+            snprintf(name, sizeof name, "%.*s", (int)w->tok.len, w->tok.text);
+            const char *text = NULL;
+            size_t len = 0;
+            char *owned = NULL;
+            if (strncmp(name, "std/", 4) == 0) {
+                char emb[620];
+                snprintf(emb, sizeof emb, "std/lua/%s", name + 4);
+                if (!(c->opt && c->opt->embedded && c->opt->embedded(c->opt->embedded_ud, emb, &text, &len)))
+                    text = NULL;
+            } else {
+                const char *dirs[66];
+                size_t nd = 0;
+                if (c->files[f].dir)
+                    dirs[nd++] = c->files[f].dir;
+                for (size_t i = 0; c->opt && i < c->opt->ninclude && nd < 64; i++)
+                    dirs[nd++] = c->opt->include_dirs[i];
+                for (size_t i = 0; i < nd && !owned; i++) {
+                    char path[1200];
+                    if (name[0] == '/')
+                        snprintf(path, sizeof path, "%s", name);
+                    else
+                        snprintf(path, sizeof path, "%s/%s", dirs[i], name);
+                    owned = read_file(path, &len);
+                }
+                text = owned;
+            }
+            if (!text) {
+                sgc_error(c, w->tok.loc, "cannot find hook file '%s'", name);
+                continue;
+            }
+            if (memchr(text, '\0', len)) {
+                sgc_error(c, w->tok.loc, "hook file '%s' holds a NUL byte (hooks are Lua source text)", name);
+                sg_free(owned);
+                continue;
+            }
+            char *copy = sg_arena_strndup(&c->arena, text, len);
+            sg_free(owned);
+            sgc_hookfile *nv = copy ? sg_realloc(p->hookfiles, sizeof *nv * (p->nhookfiles + 1)) : NULL;
+            if (!nv) {
+                sgc_oom(c);
+                return;
+            }
+            p->hookfiles = nv;
+            nv[p->nhookfiles].name = sg_arena_strndup(&c->arena, name, strlen(name));
+            nv[p->nhookfiles].text = copy;
+            nv[p->nhookfiles].len = len;
+            p->nhookfiles++;
+        }
+    }
+    const sgc_file_ast *ma = &c->files[0].ast;
+    for (const sgc_wlist *w = ma->hook_limits; w && w->next; w = w->next->next) {
+        const sgc_tok *key = &w->tok, *val = &w->next->tok;
+        long v = sgc_tok_number(val);
+        if (v < 1) {
+            sgc_error(c, val->loc, "a hook limit is a whole number above 0, not '%.*s'", (int)val->len, val->text);
+            continue;
+        }
+        if (tok_eq(key, "instructions"))
+            p->hook_budget = (uint32_t)v;
+        else if (tok_eq(key, "memory"))
+            p->hook_memory = (uint32_t)v;
+        else if (tok_eq(key, "millis"))
+            p->hook_millis = (uint32_t)v;
+        else
+            sgc_error(c, key->loc, "unknown hook limit '%.*s' (instructions, memory, millis)", (int)key->len, key->text);
+    }
 }
 
 /* ---- the driver ----------------------------------------------------------- */
@@ -765,6 +919,8 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
         lower_matcher(&s, &tmp, SGT_SETK_MATCH);
     }
 
+    load_hooks(&s);
+
     /* rules, dependencies first */
     uint32_t nr = 0;
     for (uint32_t f = 0; f < c->nfiles; f++)
@@ -854,5 +1010,7 @@ void sgc_program_free(sgc_program *p)
     sg_free(p->rules);
     sg_free(p->packs);
     sg_free(p->order);
+    sg_free(p->hookfiles);
+    sg_free(p->hooks);
     memset(p, 0, sizeof *p);
 }

@@ -30,6 +30,19 @@ typedef struct sgc_lpack {
     uint32_t file;
 } sgc_lpack;
 
+typedef struct sgc_hook {
+    const char *fn;                  /* the global function a `lua` condition calls */
+    uint32_t fn_len;
+    const char *source;              /* the hook file's text (arena) */
+    size_t source_len;
+} sgc_hook;
+
+typedef struct sgc_hookfile {
+    const char *name;                /* as written in `hooks` */
+    const char *text;                /* arena copy */
+    size_t len;
+} sgc_hookfile;
+
 typedef struct sgc_program {
     sgc_lset *sets;     uint32_t nsets, capsets;
     sgc_lrule *rules;   uint32_t nrules;
@@ -37,6 +50,9 @@ typedef struct sgc_program {
     uint32_t *order;    uint32_t norder;   /* files, dependencies first */
     uint32_t main_file;
     uint32_t ninputs;                      /* files 0..ninputs-1 were given */
+    sgc_hookfile *hookfiles; uint32_t nhookfiles;
+    sgc_hook *hooks;    uint32_t nhooks;
+    uint32_t hook_budget, hook_memory, hook_millis;
 } sgc_program;
 
 /* Load inputs, follow `use`, parse, resolve and check.  Returns 0 when no error

@@ -218,8 +218,8 @@ static void disasm(dumper *d, uint32_t off, uint32_t len, const char *indent)
             break;
         case SGT_OP_ASSIGNS_VAL:
             put_str(d, "  ");
-            put_set(d, a);
-            put_str(d, " = ");
+            put_set(d, a & ~SGT_NEGATE_VALUE);
+            put_str(d, (a & SGT_NEGATE_VALUE) ? " = not " : " = ");
             put_set(d, b);
             break;
         case SGT_OP_ARGC:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "eval.h"
 #include "unwrap.h"
+#include "hook_lua.h"
 #include "common/alloc.h"
 
 struct sgr_ctx {
@@ -31,6 +32,14 @@ struct sgr_ctx {
     uint32_t root_nres;
     char *real_key[2], *real_val[2];    /* cached_real: 0 cwd, 1 home */
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
+    /* Lua hooks: one sandboxed state per context, made on first use */
+    sgr_hooks *hooks;
+    int hooks_failed;
+    char hooks_err[256];
+    int ov_set, herr;                   /* the rule being run: a hook decided / failed */
+    uint32_t ov_dec;
+    const char *ov_msg;
+    const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
 };
 
@@ -62,6 +71,7 @@ void sgr_ctx_free(sgr_ctx *c)
     if (!c)
         return;
     sg_arena_free(&c->arena);
+    sgr_hooks_free(c->hooks);
     sg_free(c->root_key);
     sg_free(c->root_res);
     for (int k = 0; k < 2; k++) {
@@ -224,6 +234,9 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
+    /* ~user, ~+, ~-: another home or a directory stack entry, known only at run time */
+    if ((flags & SGR_W_TILDE) && w[0] == '~' && wl > 1 && w[1] != '/')
+        flags |= SGR_W_VAR;
     if (flags & (SGR_W_UNKNOWN)) {
         nm->unknown_paths++;
         if (!nm->outside) {
@@ -278,7 +291,7 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
             return -1;
     }
     for (uint32_t i = 0; i < nm->nvals; i++)
-        if (add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, 0) < 0)
+        if (add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *r = &s->redirs[i];
@@ -324,6 +337,23 @@ static int push_str(sgr_ctx *c, sgr_sv **v, uint32_t *n, uint32_t *cap, const ch
     return 0;
 }
 
+/* Append an option value with the flags of the word it came from (so `-f ~/x`
+ * and `-f$HOME/x` are resolved or treated as unknown like any operand). */
+static int push_val(sgr_ctx *c, sgr_norm *nm, uint32_t *vcap, const char *s, uint32_t len, uint32_t flags)
+{
+    uint32_t before = *vcap;
+    if (push_str(c, &nm->vals, &nm->nvals, vcap, s, len) < 0)
+        return -1;
+    if (*vcap != before || !nm->vflags) {
+        uint32_t *nf = sg_arena_grow(&c->arena, nm->vflags, sizeof *nf * before, sizeof *nf * *vcap);
+        if (!nf)
+            return -1;
+        nm->vflags = nf;
+    }
+    nm->vflags[nm->nvals - 1] = flags;
+    return 0;
+}
+
 static int is_alnum(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
@@ -364,11 +394,11 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, nl) < 0)
                 return -1;
             if (eq) {
-                if (push_str(c, &nm->vals, &nm->nvals, &vcap, eq + 1, w->len - nl - 1) < 0)
+                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1, w->flags & ~SGR_W_TILDE) < 0)
                     return -1;
             } else if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, nl) && i + 1 < s->argc) {
                 i++;
-                if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
                     return -1;
             }
             continue;
@@ -379,7 +409,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, w->len)) {
             if (i + 1 < s->argc) {
                 i++;
-                if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
                     return -1;
             }
             continue;
@@ -387,7 +417,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         for (uint32_t k = 1; k < w->len; k++) {
             if (!is_alnum(t[k])) {
                 /* -f/etc/passwd: the rest is a value */
-                if (push_str(c, &nm->vals, &nm->nvals, &vcap, t + k, w->len - k) < 0)
+                if (push_val(c, nm, &vcap, t + k, w->len - k, w->flags & ~SGR_W_TILDE) < 0)
                     return -1;
                 break;
             }
@@ -401,11 +431,11 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 return -1;
             if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, o, 2)) {
                 if (k + 1 < w->len) {
-                    if (push_str(c, &nm->vals, &nm->nvals, &vcap, t + k + 1, w->len - k - 1) < 0)
+                    if (push_val(c, nm, &vcap, t + k + 1, w->len - k - 1, w->flags & ~SGR_W_TILDE) < 0)
                         return -1;
                 } else if (i + 1 < s->argc) {
                     i++;
-                    if (push_str(c, &nm->vals, &nm->nvals, &vcap, s->argv[i].text, s->argv[i].len) < 0)
+                    if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
                         return -1;
                 }
                 break;
@@ -491,6 +521,110 @@ static int piped(sgr_ctx *c, uint32_t si, uint32_t set, int from)
             return 1;
     }
     return 0;
+}
+
+static sgr_hook_sv *svs_of(sgr_ctx *c, const sgr_sv *v, uint32_t n)
+{
+    sgr_hook_sv *o = sg_arena_alloc(&c->arena, sizeof *o * (n ? n : 1));
+    for (uint32_t i = 0; o && i < n; i++) {
+        o[i].s = v[i].s;
+        o[i].len = v[i].len;
+    }
+    return o;
+}
+
+/* Call hook `hook` on segment si; fills the override/error state of the rule
+ * being run.  Returns the condition's value, or -1 on OOM. */
+static int call_hook(sgr_ctx *c, uint32_t si, uint32_t hook)
+{
+    const sgr_table *t = c->t;
+    if (!c->hooks && !c->hooks_failed) {
+        sgr_hook_limits lim = { t->meta->hook_budget, t->meta->hook_memory, t->meta->hook_millis };
+        c->hooks = sgr_hooks_new(t, &lim, c->hooks_err, sizeof c->hooks_err);
+        if (!c->hooks)
+            c->hooks_failed = 1;
+    }
+    if (c->hooks_failed) {
+        c->herr = 1;
+        c->ov_msg = c->hooks_err;
+        return 1;
+    }
+    if (resolve_paths(c, si) < 0)
+        return -1;
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_norm *nm = &c->res.norm[si];
+    sgr_hook_sv *argv = sg_arena_alloc(&c->arena, sizeof *argv * (s->argc ? s->argc : 1));
+    sgr_hook_sv *asg = sg_arena_alloc(&c->arena, sizeof *asg * (s->nassigns ? s->nassigns : 1));
+    sgr_hook_redirect *rd = sg_arena_alloc(&c->arena, sizeof *rd * (s->nredirs ? s->nredirs : 1));
+    sgr_hook_sv *roots = sg_arena_alloc(&c->arena, sizeof *roots * (c->nroots ? c->nroots : 1));
+    sgr_hook_sv *opts = svs_of(c, nm->opts, nm->nopts), *paths = svs_of(c, nm->paths, nm->npaths);
+    if (!argv || !asg || !rd || !roots || !opts || !paths)
+        return -1;
+    for (uint32_t i = 0; i < s->argc; i++) {
+        argv[i].s = s->argv[i].text;
+        argv[i].len = s->argv[i].len;
+    }
+    for (uint32_t i = 0; i < s->nassigns; i++) {
+        asg[i].s = s->assigns[i].text;
+        asg[i].len = s->assigns[i].len;
+    }
+    for (uint32_t i = 0; i < s->nredirs; i++) {
+        rd[i].op = sgr_redir_names[s->redirs[i].kind];
+        rd[i].fd = s->redirs[i].fd;
+        rd[i].target.s = s->redirs[i].target.text;
+        rd[i].target.len = s->redirs[i].target.len;
+    }
+    for (uint32_t i = 0; i < c->nroots; i++) {
+        roots[i].s = c->roots[i];
+        roots[i].len = strlen(c->roots[i]);
+    }
+    sgr_hook_seg hs;
+    memset(&hs, 0, sizeof hs);
+    hs.program.s = nm->prog.s;
+    hs.program.len = nm->prog.len;
+    hs.path.s = s->argc ? s->argv[0].text : "";
+    hs.path.len = s->argc ? s->argv[0].len : 0;
+    hs.argv = argv;
+    hs.argc = s->argc;
+    hs.options = opts;
+    hs.noptions = nm->nopts;
+    hs.subcommand.s = nm->subcmd.s;
+    hs.subcommand.len = nm->subcmd.len;
+    hs.paths = paths;
+    hs.npaths = nm->npaths;
+    hs.redirects = rd;
+    hs.nredirects = s->nredirs;
+    hs.assignments = asg;
+    hs.nassignments = s->nassigns;
+    hs.cwd.s = nm->cwd;
+    hs.cwd.len = strlen(nm->cwd);
+    hs.workspace = roots;
+    hs.nworkspace = c->nroots;
+    hs.line.s = c->line;
+    hs.line.len = c->len;
+    hs.index = si;
+    sgr_hook_result hr;
+    sgr_hooks_call(c->hooks, hook, &hs, &hr);
+    switch (hr.status) {
+    case SGR_HOOK_FALSE:
+        return 0;
+    case SGR_HOOK_TRUE:
+        return 1;
+    case SGR_HOOK_DECIDE:
+        c->ov_set = 1;
+        c->ov_dec = hr.decision < SGT_NDECISIONS ? hr.decision : SGT_DENY;
+        c->ov_msg = sg_arena_strndup(&c->arena, hr.message, strlen(hr.message));
+        if (!c->ov_msg)
+            return -1;
+        return 1;
+    default:
+        /* fail closed whatever the rule around it says (even under `not`) */
+        c->herr = 1;
+        c->ov_msg = sg_arena_strndup(&c->arena, hr.message, strlen(hr.message));
+        if (!c->ov_msg)
+            return -1;
+        return 1;
+    }
 }
 
 static int cmp_argc(uint32_t cmp, uint32_t a, uint32_t b)
@@ -619,10 +753,12 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
                 const sgr_word *w = &s->assigns[i];
                 const char *eq = memchr(w->text, '=', w->len);
                 uint32_t nl = eq ? (uint32_t)(eq - w->text) : w->len;
-                if (!set_has(c, op == SGT_OP_ASSIGNS ? b : a, w->text, nl))
+                if (!set_has(c, op == SGT_OP_ASSIGNS ? b : (a & ~SGT_NEGATE_VALUE), w->text, nl))
                     continue;
                 if (op == SGT_OP_ASSIGNS)
                     acc = 1;
+                else if (a & SGT_NEGATE_VALUE)  /* a value not in b; a run-time value is never known-good */
+                    acc = !eq || (w->flags & SGR_W_UNKNOWN) || !set_has(c, b, eq + 1, w->len - nl - 1);
                 else
                     acc = eq && !(w->flags & SGR_W_UNKNOWN) && set_has(c, b, eq + 1, w->len - nl - 1);
                 if (acc) {
@@ -634,7 +770,11 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
         case SGT_OP_PIPED_FROM: acc = piped(c, si, b, 1); break;
         case SGT_OP_PIPED_TO: acc = piped(c, si, b, 0); break;
         case SGT_OP_DYNAMIC: acc = (s->flags & SGR_SEG_DYNAMIC) != 0; break;
-        case SGT_OP_LUA: acc = 1; break;     /* refused by the compiler; fail closed */
+        case SGT_OP_LUA:
+            acc = call_hook(c, si, b);
+            if (acc < 0)
+                return -1;
+            break;
         case SGT_OP_TEXT: acc = text_match(c, b); break;
         case SGT_OP_NOT: acc = !acc; break;
         case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
@@ -836,18 +976,31 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
             r = any[j++];
         const sgt_rule *ru = &t->rules[r];
         c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
+        c->ov_set = c->herr = 0;
+        c->ov_msg = NULL;
         int m = run(c, si, ru->code_off, ru->code_len);
         if (m < 0)
             return -1;
+        uint32_t dec = ru->decision;
+        const char *msg = NULL;
+        if (c->herr) {
+            m = 1;                           /* a failed hook denies, always */
+            dec = SGT_DENY;
+            msg = c->ov_msg;
+        } else if (m && c->ov_set) {
+            dec = c->ov_dec;
+            msg = c->ov_msg;
+        }
         if (c->trace)
             c->trace(c->trace_ud, (int32_t)si, r, m);
         if (!m)
             continue;
         if (ru->flags & SGT_RULE_DYNAMIC)
             dyn_handled = 1;
-        if (best < 0 || better(ru->decision, bestd)) {
+        if (best < 0 || better(dec, bestd)) {
             best = (int32_t)r;
-            bestd = ru->decision;
+            bestd = dec;
+            c->seg_msg[si] = msg;
             save_o = c->m_option;
             save_a = c->m_arg;
             save_p = c->m_path;
@@ -959,7 +1112,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     r->norm = sg_arena_zalloc(&c->arena, sizeof *r->norm * n);
     r->seg_decision = sg_arena_zalloc(&c->arena, n);
     r->seg_rule = sg_arena_zalloc(&c->arena, sizeof *r->seg_rule * n);
-    if (!r->norm || !r->seg_decision || !r->seg_rule) {
+    c->seg_msg = sg_arena_zalloc(&c->arena, sizeof *c->seg_msg * n);
+    if (!r->norm || !r->seg_decision || !r->seg_rule || !c->seg_msg) {
         oom_result(c);
         return r;
     }
@@ -1051,7 +1205,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         r->message = fill(c, sgr_str(t, t->meta->default_msg), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->meta->default_hint);
     } else {
-        r->message = fill(c, sgr_str(t, t->rules[best].msg), bestseg, r->rule_id, reason);
+        const char *hm = bestseg >= 0 ? c->seg_msg[bestseg] : NULL;
+        r->message = fill(c, hm ? hm : sgr_str(t, t->rules[best].msg), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->rules[best].hint);
     }
     return r;

@@ -30,6 +30,7 @@ typedef struct sgr_norm {
     sgr_sv subcmd;                   /* first operand, after options (s NULL: none) */
     sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
+    uint32_t *vflags;                 /* SGR_W_* of the word each value came from */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
     const char *cwd;                  /* cwd this segment runs in (after `cd`s) */
     int paths_state;                  /* 0 not resolved, 1 resolved */

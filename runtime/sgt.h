@@ -138,7 +138,7 @@ typedef struct sgt_dfa {
     X(REDIR_WRITES, "redirect-writes", 1) /* b = set or SGT_NONE: a write redirection */ \
     X(REDIR_READS,  "redirect-reads",  1) /* b = set or SGT_NONE */ \
     X(ASSIGNS,      "assigns",       1) /* b = set over NAMEs */ \
-    X(ASSIGNS_VAL,  "assigns-value", 1) /* a = set over NAMEs, b = set over values */ \
+    X(ASSIGNS_VAL,  "assigns-value", 1) /* a = set over NAMEs | SGT_NEGATE_VALUE, b = set over values */ \
     X(PIPED_FROM,   "piped-from",    1) /* b = set: an earlier program in the pipeline */ \
     X(PIPED_TO,     "piped-to",      1) /* b = set: a later program in the pipeline */ \
     X(DYNAMIC,      "dynamic",       0) /* the segment could not be analysed */ \
@@ -155,6 +155,9 @@ typedef enum {
 #undef X
     SGT_NOPS
 } sgt_op;
+
+/* ASSIGNS_VAL: this bit of `a` means "a value NOT in set b" */
+#define SGT_NEGATE_VALUE 0x800000u
 
 #define SGT_CMPS(X) X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")
 enum {

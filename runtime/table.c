@@ -354,7 +354,7 @@ static int check_code(vctx *v, uint32_t off, uint32_t len, int allow_empty, cons
         }
         switch (op) {
         case SGT_OP_ASSIGNS_VAL:
-            if (check_set_operand(v, a, SGT_SETK_MATCH, what, idx, k, op))
+            if (check_set_operand(v, a & ~SGT_NEGATE_VALUE, SGT_SETK_MATCH, what, idx, k, op))
                 return -1;
             break;
         case SGT_OP_ARGC:

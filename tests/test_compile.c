@@ -15,6 +15,7 @@ static const char PACK[] =
     "wrapper sh bash { script { -c } runs nothing }\n"
     "wrapper find { exec { -exec } end { \";\" } permute runs nothing }\n"
     "command git { value { -C } }\n"
+    "command grep { value { -f -e } }\n"
     "default deny \"'{program}' is not allowed\" hint \"ask\"\n"
     "set tools = { ls cat grep wc echo cd }\n"
     "read: allow program in tools and not path outside workspace\n"
@@ -124,6 +125,12 @@ int main(void)
     CHECK_STR(ev("cat ~/.ssh/id_rsa")->message, "/w/.ssh/id_rsa is secret");
     expect("grep -f/etc/shadow x", SGT_DENY, "default");
     expect("cat $HOME/x", SGT_DENY, "default");
+    expect("cat ~root/x", SGT_DENY, "default");
+    expect("ls ~+", SGT_DENY, "default");
+    expect("grep -f ~/x y", SGT_DENY, "default");
+    expect("grep -f $HOME/x y", SGT_DENY, "default");
+    expect("grep -f/etc/x y", SGT_DENY, "default");
+    expect("grep -e pattern src/a.c", SGT_ALLOW, "t:read");
     expect("echo hi 2>/dev/null", SGT_ALLOW, "t:read");
     expect("cat < /etc/passwd", SGT_DENY, "default");
     /* empty input runs nothing */
