@@ -278,9 +278,9 @@ typedef struct adm {
     char overlay[4096];                /* the always-approved list */
 } adm;
 
-/* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  Safe to
- * honour: the backend never goes behind the newest time it has seen, so an earlier
- * time only makes limits stricter (docs/admission.md). */
+/* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
+ * stepped forward would free slots, so the backend obeys it only for a state file
+ * created under it; any other state file runs on the real clock (docs/admission.md). */
 static int64_t env_clock(void *ud)
 {
     const char *v = ud;
@@ -292,11 +292,15 @@ static int64_t env_clock(void *ud)
     return (int64_t)secs * 1000000000 + (int64_t)((d - (double)secs) * 1e9 + 0.5);
 }
 
+static int clock_injected;
+
 static void install_test_hooks(void)
 {
     const char *now = getenv("SHELLGATE_TEST_NOW");
-    if (now && *now)
+    if (now && *now) {
         sgr_admit_set_clock(env_clock, (void *)now);
+        clock_injected = 1;
+    }
     const char *crash = getenv("SHELLGATE_TEST_CRASH");
     if (crash && *crash)
         sgr_admit_file_test_crash(atoi(crash));
@@ -417,6 +421,8 @@ static void admit_command(adm *a, sgr_ctx *ctx, const sgr_table *t, const sgr_re
     sgr_admit_req q;
     memset(&q, 0, sizeof q);
     q.now_ns = sgr_admit_now();
+    q.clock_injected = clock_injected;
+    q.real_ns = sgr_admit_wall_ns();
     q.agent = a->agent;
     q.session = a->session;
     q.pack = sgr_str(t, t->meta->pack_name);

@@ -30,6 +30,11 @@ int64_t sgr_admit_now(void)
 {
     if (clock_fn)
         return clock_fn(clock_ud);
+    return sgr_admit_wall_ns();
+}
+
+int64_t sgr_admit_wall_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;

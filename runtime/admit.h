@@ -53,6 +53,10 @@ typedef struct sgr_admit_limit {
 
 typedef struct sgr_admit_req {
     int64_t now_ns;                    /* the caller's clock (see sgr_admit_now) */
+    /* now_ns came from an untrusted test hook (SHELLGATE_TEST_NOW): the backend uses
+     * it only for a store created under that hook, else real_ns (docs/admission.md) */
+    int clock_injected;
+    int64_t real_ns;
     const char *agent;                 /* rate-limit key: --agent, "default" */
     const char *session;               /* approval session: SHELLGATE_SESSION or agent */
     const char *pack;                  /* limits are kept per pack name and limit name */
@@ -137,6 +141,8 @@ static inline void sgr_admit_close(sgr_admit *a)
 typedef int64_t (*sgr_clock_fn)(void *ud);
 void sgr_admit_set_clock(sgr_clock_fn fn, void *ud);
 int64_t sgr_admit_now(void);
+/* CLOCK_REALTIME, whatever is injected. */
+int64_t sgr_admit_wall_ns(void);
 
 /* The exact sliding-window check over one key's ring of timestamps: n of them,
  * the i-th oldest at ring[(head + i) % cap], non-decreasing.  Returns the wait in

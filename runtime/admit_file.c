@@ -13,7 +13,7 @@
  * ORDER SGSTATE_LAYOUT, bump STATE_VERSION on any change:
  *   header  64 bytes: magic "SGSTATE\x1a", u32 version, u32 endian, u64 length,
  *           u64 checksum (sg_checksum64 over the file, this field as zero),
- *           i64 max time seen, u32 nkeys, u32 napprovals, u32 npending, u32 0,
+ *           i64 max time seen, u32 nkeys, u32 napprovals, u32 npending, u32 flags,
  *           u64 generation
  *   keys    u32 namelen, u32 cap, u32 n, u32 0, i64 span, name (padded to 8),
  *           i64 ts[n] oldest first
@@ -44,6 +44,7 @@
 #define MAX_APPROVALS 256
 #define MAX_PENDING 64
 #define MAX_NAME 800             /* agent + pack + limit, with separators */
+#define FLAG_TEST_CLOCK 1u       /* created under SHELLGATE_TEST_NOW: only such files obey it */
 
 typedef struct fkey {
     char *name;
@@ -69,6 +70,8 @@ typedef struct fpend {
 
 typedef struct fstate {
     int64_t max_seen;
+    uint32_t flags;                   /* FLAG_* */
+    int missing;                      /* there was no file: a fresh state */
     uint64_t gen;
     fkey *keys;    uint32_t nkeys, capkeys;
     fappr *appr;   uint32_t nappr;
@@ -195,6 +198,11 @@ static int state_parse(const uint8_t *d, size_t n, fstate *s, const char **why)
     s->max_seen = rd64(d + 32);
     uint32_t nkeys = rd32(d + 40), nappr = rd32(d + 44), npend = rd32(d + 48);
     s->gen = (uint64_t)rd64(d + 56);
+    s->flags = rd32(d + 52);
+    if (s->flags & ~FLAG_TEST_CLOCK) {
+        *why = "unknown flags";
+        return -1;
+    }
     if (nkeys > MAX_KEYS || nappr > MAX_APPROVALS || npend > MAX_PENDING) {
         *why = "a count is out of range";
         return -1;
@@ -368,6 +376,7 @@ static int state_write_image(const fstate *s, wb *b)
     memcpy(d + 40, &s->nkeys, 4);
     memcpy(d + 44, &s->nappr, 4);
     memcpy(d + 48, &s->npend, 4);
+    memcpy(d + 52, &s->flags, 4);
     memcpy(d + 56, &gen, 8);
     uint64_t sum = sg_checksum64(d, b->n, 24);
     memcpy(d + 24, &sum, 8);
@@ -422,6 +431,7 @@ static int state_load(fadmit *f, fstate *s, char *err, size_t n)
         if (errno == ENOENT) {
             s->appr = sg_calloc(MAX_APPROVALS, sizeof *s->appr);
             s->pend = sg_calloc(MAX_PENDING, sizeof *s->pend);
+            s->missing = 1;
             if (s->appr && s->pend)
                 return 0;
             state_free(s);
@@ -694,7 +704,16 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
     }
     /* never behind the newest time this state has seen: a clock stepped back (or an
      * injected one) cannot reopen a window */
-    int64_t now = q->now_ns > s.max_seen ? q->now_ns : s.max_seen;
+    int64_t t = q->now_ns;
+    if (q->clock_injected && !(s.flags & FLAG_TEST_CLOCK)) {
+        /* a test clock may only drive a store it created: it could otherwise
+         * step forward past real windows of a deployment's state */
+        if (s.missing)
+            s.flags |= FLAG_TEST_CLOCK;
+        else
+            t = q->real_ns;
+    }
+    int64_t now = t > s.max_seen ? t : s.max_seen;
     res->now_ns = now;
     int dirty = now != s.max_seen;
     s.max_seen = now;
@@ -830,6 +849,7 @@ static int file_reset(sgr_admit *a, char *err, size_t errlen)
     if (state_load(f, &old, ignore, sizeof ignore) == 0) {
         s.max_seen = old.max_seen;
         s.gen = old.gen;
+        s.flags = old.flags;
         state_free(&old);
     }
     int rc = state_store(f, &s, err, errlen);

@@ -102,6 +102,12 @@ for round in 1 2 3; do
     [ "$n" -eq 5 ] && ok || bad "round $round: $n of 8 admitted, want exactly 5"
 done
 
+# ---- the test clock cannot drive a real state file ------------------------------------
+printf 'pack one version 1\ndefault allow\nlimit one 1 per 1h\n' >"$T/one.rules"
+run 0 "real clock: 1st" "$SG" check -p "$T/one.rules" --state "$T/real" -- true
+SHELLGATE_TEST_NOW=9000000000 run 1 "a test clock stepped forward frees nothing in a real state file" \
+    "$SG" check -p "$T/one.rules" --state "$T/real" -- true
+
 # ---- kill -9 in the middle of an update -------------------------------------------
 S3="$T/state3"
 at 7000; run 0 "before the crash" "$SG" check -p "$P" --state "$S3" -- ls
