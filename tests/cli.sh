@@ -90,6 +90,14 @@ has "$T/out" "matched: deny  default:rm_root (pack default)" "explain names the 
 has "$T/out" "matched: allow acme_default:lift_try (pack acme_default)" "explain names the deployment pack"
 has "$T/out" "rule: default:rm_root" "the base pack's deny decides"
 
+# the gaia pack's rate limit speaks GAIA's words (state created under the test clock)
+for i in 1 2 3; do
+    SHELLGATE_TEST_NOW=1000.$i "$SG" check -p gaia --state "$T/gaia.state" -- ls >/dev/null
+done
+SHELLGATE_TEST_NOW=1000.4 "$SG" check -p gaia --state "$T/gaia.state" --json -- ls >"$T/out"
+has "$T/out" '"message":"Rate limit: max 3 commands per 10 seconds. Wait 9.7s. Please wait 9.7 seconds."' "gaia rate limit message"
+has "$T/out" '"rate_limited":true' "gaia rate limited"
+
 # test over a case file prints the contract's summary line
 printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x.cases"
 expect_exit 0 "case file" "$SG" test "$T/x.cases"
