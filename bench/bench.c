@@ -178,7 +178,9 @@ int main(int argc, char **argv)
         sgr_ctx *c = sgr_ctx_new(def->t);
         bench_decisions("default pack", c, iters);
         bench_one("default pack, 2 segments", c,
-                  "git log --oneline -20 -- compiler/sema.c | grep -i 'fix' | head -5 && ls runtime", iters);
+                  "git log --oneline --stat -20 -- compiler/sema.c runtime/eval.c | grep -in 'fix the evaluator'",
+                  iters);
+        bench_one("default pack, no path operands", c, "git status --short | wc -l", iters);
         sgr_ctx_free(c);
         sg_policy_free(def);
     }
