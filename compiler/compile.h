@@ -36,4 +36,36 @@ typedef struct sgc_input {
 int sgc_compile(const sgc_options *opt, const sgc_input *inputs, size_t ninputs,
                 uint8_t **out, size_t *outlen);
 
+/* ---- the checked program, kept alive (for the differential oracle) -----------
+ * sgc_compile_checked is sgc_compile that also hands back the checked program the
+ * table was emitted from: its rules in table order (rule i of the table is rule i
+ * here), their condition trees (compiler/ast.h) and the flattened items of every
+ * set (index = sgc_setexpr.set_index = the table's set index).  On success *keep
+ * is set and owns the AST, the sources and the arena; free it with
+ * sgc_checked_free.  On failure *keep is NULL.  The table bytes are the same as
+ * sgc_compile's for the same inputs. */
+typedef struct sgc_checked sgc_checked;
+struct sgc_cond;
+struct sgc_item;
+
+int sgc_compile_checked(const sgc_options *opt, const sgc_input *inputs, size_t ninputs,
+                        uint8_t **out, size_t *outlen, sgc_checked **keep);
+void sgc_checked_free(sgc_checked *k);
+
+typedef struct sgc_checked_rule {
+    const char *id;                  /* "pack:label" or "FILE:LINE" */
+    int decision;                    /* sgt_decision */
+    const struct sgc_cond *cond;     /* the condition tree */
+} sgc_checked_rule;
+
+uint32_t sgc_checked_nrules(const sgc_checked *k);
+/* Rule i (table order); 0, or -1 when i is out of range. */
+int sgc_checked_rule_at(const sgc_checked *k, uint32_t i, sgc_checked_rule *out);
+uint32_t sgc_checked_nsets(const sgc_checked *k);
+/* The flattened items of set s (words, globs, regexes; no set references), or
+ * NULL with *n = 0 when s is out of range. */
+const struct sgc_item *const *sgc_checked_set_items(const sgc_checked *k, uint32_t s, uint32_t *n);
+/* The main pack's default decision (sgt_decision). */
+int sgc_checked_default(const sgc_checked *k);
+
 #endif
