@@ -32,3 +32,7 @@ function(sg_fuzz_add target harness)
     target_link_libraries(${target} PRIVATE sgshellgate sgfuzz_embedded sgshellgate ${CJSON_LIBRARIES})
   endif()
 endfunction()
+
+# the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
+# built into sgshellgate) over the checked AST
+list(APPEND SG_FUZZ_HARNESSES diff)

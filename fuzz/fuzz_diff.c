@@ -1,0 +1,128 @@
+/* fuzz_diff.c - the differential oracle (issue 7): every command line is decided
+ * by the table evaluator (runtime/eval.c) and by the reference evaluator
+ * (lib/refeval.c), which interprets the checked AST with no table, no bytecode
+ * and no DFA, against every embedded pack compiled here from its source.  Any
+ * disagreement on the line's decision and deciding rule, or on any segment's
+ * decision and rule, is a failure.  Packs with `lua` conditions are skipped.
+ * Lines run in the cwd /home/agent/project with HOME=/home/agent, which do not
+ * exist, so both sides resolve paths there lexically. */
+#include <string.h>
+#include "fuzz.h"
+#include "lib/embedded.h"
+#include "lib/policy.h"
+#include "lib/refeval.h"
+#include "compiler/compile.h"
+#include "runtime/table.h"
+#include "common/alloc.h"
+
+typedef struct pack {
+    const char *name;
+    uint8_t *bytes;
+    sgr_table *t;
+    sgr_ctx *ctx;
+    sgc_checked *k;
+    sg_ref *ref;
+} pack;
+
+static pack packs[64];
+static size_t npacks;
+
+static int lookup(void *ud, const char *name, const char **text, size_t *len)
+{
+    (void)ud;
+    const sg_embedded *e = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, name);
+    if (!e)
+        return 0;
+    *text = (const char *)e->data;
+    *len = e->len;
+    return 1;
+}
+
+static void diag(void *ud, const char *text)
+{
+    (void)ud;
+    fprintf(stderr, "%s\n", text);
+}
+
+static void setup(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    sgc_options co;
+    memset(&co, 0, sizeof co);
+    co.embedded = lookup;
+    co.diag = diag;
+    for (size_t i = 0; i < sg_embedded_ntables && npacks < 64; i++) {
+        pack *p = &packs[npacks];
+        p->name = sg_embedded_tables[i].name;
+        const sg_embedded *src = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, p->name);
+        FUZZ_CHECK(src != NULL);
+        sgc_input in = { p->name, (const char *)src->data, src->len };
+        size_t len = 0;
+        FUZZ_CHECK(sgc_compile_checked(&co, &in, 1, &p->bytes, &len, &p->k) == 0);
+        char err[300];
+        FUZZ_CHECK(sgr_table_load(p->bytes, len, &p->t, err, sizeof err) == 0);
+        p->ctx = sgr_ctx_new(p->t);
+        FUZZ_CHECK(p->ctx != NULL);
+        int rc = sg_ref_new(p->k, &p->ref, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "fuzz_diff: %s: %s\n", p->name, rc < 0 ? "out of memory" : err);
+        FUZZ_CHECK(rc == 0);
+        /* the table's rule i is the checked program's rule i */
+        FUZZ_CHECK(sgc_checked_nrules(p->k) == p->t->nrules);
+        for (uint32_t r = 0; r < p->t->nrules; r++) {
+            sgc_checked_rule cr;
+            FUZZ_CHECK(sgc_checked_rule_at(p->k, r, &cr) == 0);
+            FUZZ_CHECK(strcmp(cr.id, sgr_str(p->t, p->t->rules[r].id)) == 0);
+            FUZZ_CHECK((uint32_t)cr.decision == p->t->rules[r].decision);
+        }
+        npacks++;
+    }
+    FUZZ_CHECK(npacks > 0);
+}
+
+static void teardown(void)
+{
+    for (size_t i = 0; i < npacks; i++) {
+        sg_ref_free(packs[i].ref);
+        sgr_ctx_free(packs[i].ctx);
+        sgr_table_free(packs[i].t);
+        sgc_checked_free(packs[i].k);
+        sg_free(packs[i].bytes);
+    }
+    npacks = 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int registered;
+    if (!registered) {
+        registered = 1;
+        atexit(teardown);
+    }
+    setup();
+    if (size > 4096)
+        return 0;
+    char *line = malloc(size ? size : 1);
+    if (!line)
+        return 0;
+    memcpy(line, data, size);
+    sgr_opts so = { SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
+    for (size_t i = 0; i < npacks; i++) {
+        const sgr_result *r = sgr_eval(packs[i].ctx, line, size, &so);
+        char why[600];
+        int rc = sg_ref_check(packs[i].ref, packs[i].t, r, SG_TEST_CWD, SG_TEST_HOME, why, sizeof why);
+        if (rc == SG_REF_DISAGREE) {
+            fprintf(stderr, "fuzz_diff: pack %s disagrees on \"", packs[i].name);
+            for (size_t k = 0; k < size; k++)
+                fprintf(stderr, (unsigned char)line[k] >= 32 && line[k] != '"' && line[k] != '\\' && (unsigned char)line[k] < 127 ? "%c" : "\\x%02x", (unsigned char)line[k]);
+            fprintf(stderr, "\": %s\n", why);
+        }
+        FUZZ_CHECK(rc != SG_REF_DISAGREE);
+        FUZZ_CHECK(rc != SG_REF_OOM);
+    }
+    free(line);
+    return 0;
+}

@@ -1,0 +1,1416 @@
+/* refeval.c - the reference evaluator of the differential oracle (refeval.h):
+ * docs/language.md "Conditions" and "Decisions" read as plainly as possible. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "refeval.h"
+#include "compiler/ast.h"
+#include "runtime/sgt.h"
+#include "common/alloc.h"
+
+/* ---- regexes: own parse, position-set interpretation ------------------------
+ * A regex is a tree of byte sets, concatenations, alternations and repetitions.
+ * Matching maps a set of start positions to the set of end positions (bitsets
+ * over 0..n), so there is no backtracking blow-up; only nested counted
+ * repetitions cost much, and a work bound makes those inconclusive. */
+
+enum { RX_SET, RX_CAT, RX_ALT, RX_REP };
+#define RX_INF 0xffffu
+#define RX_BUDGET 4000000L          /* bitset words touched per match */
+
+typedef struct rx_node {
+    uint8_t type;
+    uint8_t anch_start, anch_end;   /* top-level alternatives only */
+    uint16_t min, max;              /* RX_REP */
+    int32_t kid, next;              /* first child, next sibling (-1: none) */
+    uint64_t set[4];                /* RX_SET */
+} rx_node;
+
+typedef struct rx {
+    rx_node *v;
+    uint32_t n, cap;
+    int32_t root;                   /* an RX_ALT of RX_CATs */
+} rx;
+
+typedef struct rx_parser {
+    const unsigned char *s;
+    size_t n, i;
+    int icase, glob, bad, oom;
+    rx *out;
+} rx_parser;
+
+static void bs_add(uint64_t *b, unsigned c) { b[c >> 6] |= (uint64_t)1 << (c & 63); }
+static int bs_has(const uint64_t *b, unsigned c) { return (int)((b[c >> 6] >> (c & 63)) & 1); }
+static void bs_range(uint64_t *b, unsigned lo, unsigned hi)
+{
+    for (unsigned c = lo; c <= hi; c++)
+        bs_add(b, c);
+}
+
+static void fold(uint64_t *b)
+{
+    for (unsigned c = 'a'; c <= 'z'; c++)
+        if (bs_has(b, c) || bs_has(b, c - 32)) {
+            bs_add(b, c);
+            bs_add(b, c - 32);
+        }
+}
+
+static int32_t rx_new(rx_parser *p, int type)
+{
+    rx *r = p->out;
+    if (r->n == r->cap) {
+        uint32_t nc = r->cap ? r->cap * 2 : 16;
+        rx_node *nv = sg_realloc(r->v, sizeof *nv * nc);
+        if (!nv) {
+            p->oom = 1;
+            return -1;
+        }
+        r->v = nv;
+        r->cap = nc;
+    }
+    rx_node *x = &r->v[r->n];
+    memset(x, 0, sizeof *x);
+    x->type = (uint8_t)type;
+    x->kid = x->next = -1;
+    return (int32_t)r->n++;
+}
+
+static void rx_append(rx_parser *p, int32_t parent, int32_t kid)
+{
+    rx_node *v = p->out->v;
+    if (v[parent].kid < 0) {
+        v[parent].kid = kid;
+        return;
+    }
+    int32_t k = v[parent].kid;
+    while (v[k].next >= 0)
+        k = v[k].next;
+    v[k].next = kid;
+}
+
+static int hexv(unsigned c)
+{
+    return c >= '0' && c <= '9' ? (int)(c - '0') : c >= 'a' && c <= 'f' ? (int)(c - 'a' + 10)
+         : c >= 'A' && c <= 'F' ? (int)(c - 'A' + 10) : -1;
+}
+
+static int posix_named(const unsigned char *nm, size_t l, uint64_t *b)
+{
+#define N(x) (l == sizeof(x) - 1 && memcmp(nm, x, l) == 0)
+    if (N("alpha")) { bs_range(b, 'a', 'z'); bs_range(b, 'A', 'Z'); }
+    else if (N("digit")) bs_range(b, '0', '9');
+    else if (N("space")) { bs_range(b, 9, 13); bs_add(b, ' '); }
+    else if (N("alnum")) { bs_range(b, 'a', 'z'); bs_range(b, 'A', 'Z'); bs_range(b, '0', '9'); }
+    else if (N("upper")) bs_range(b, 'A', 'Z');
+    else if (N("lower")) bs_range(b, 'a', 'z');
+    else if (N("punct")) { for (unsigned c = 33; c < 127; c++) if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) bs_add(b, c); }
+    else if (N("xdigit")) { bs_range(b, '0', '9'); bs_range(b, 'a', 'f'); bs_range(b, 'A', 'F'); }
+    else if (N("blank")) { bs_add(b, ' '); bs_add(b, '\t'); }
+    else if (N("cntrl")) { bs_range(b, 0, 31); bs_add(b, 127); }
+    else if (N("print")) bs_range(b, 32, 126);
+    else if (N("graph")) bs_range(b, 33, 126);
+    else return 0;
+#undef N
+    return 1;
+}
+
+/* '\' at s[i]: a byte (1, *c) or a class (2, b filled); 0 on a bad escape. */
+static int rx_escape(rx_parser *p, unsigned *c, uint64_t *b)
+{
+    if (p->i + 1 >= p->n)
+        return 0;
+    unsigned e = p->s[p->i + 1];
+    p->i += 2;
+    if (p->glob) {
+        *c = e;
+        return 1;
+    }
+    memset(b, 0, 32);
+    switch (e) {
+    case 'd': case 'D': bs_range(b, '0', '9'); break;
+    case 'w': case 'W': bs_range(b, 'a', 'z'); bs_range(b, 'A', 'Z'); bs_range(b, '0', '9'); bs_add(b, '_'); break;
+    case 's': case 'S': bs_range(b, 9, 13); bs_add(b, ' '); break;
+    case 't': *c = '\t'; return 1;
+    case 'n': *c = '\n'; return 1;
+    case 'r': *c = '\r'; return 1;
+    case 'f': *c = '\f'; return 1;
+    case 'v': *c = '\v'; return 1;
+    case 'x': {
+        int h = p->i < p->n ? hexv(p->s[p->i]) : -1, l = p->i + 1 < p->n ? hexv(p->s[p->i + 1]) : -1;
+        if (h < 0 || l < 0)
+            return 0;
+        p->i += 2;
+        *c = (unsigned)(h * 16 + l);
+        return 1;
+    }
+    default:
+        if ((e >= '0' && e <= '9') || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z'))
+            return 0;
+        *c = e;
+        return 1;
+    }
+    if (e == 'D' || e == 'W' || e == 'S')
+        for (int k = 0; k < 4; k++)
+            b[k] = ~b[k];
+    return 2;
+}
+
+static int rx_belem(rx_parser *p, unsigned *c, uint64_t *b)
+{
+    if (p->s[p->i] == '[' && p->i + 1 < p->n && p->s[p->i + 1] == ':') {
+        size_t j = p->i + 2;
+        while (j + 1 < p->n && !(p->s[j] == ':' && p->s[j + 1] == ']'))
+            j++;
+        memset(b, 0, 32);
+        if (j + 1 >= p->n || !posix_named(p->s + p->i + 2, j - p->i - 2, b))
+            return 0;
+        p->i = j + 2;
+        return 2;
+    }
+    if (p->s[p->i] == '\\')
+        return rx_escape(p, c, b);
+    *c = p->s[p->i++];
+    return 1;
+}
+
+static int32_t rx_bracket(rx_parser *p)
+{
+    p->i++;
+    uint64_t acc[4] = { 0 }, tmp[4];
+    int neg = 0, first = 1;
+    if (p->i < p->n && (p->s[p->i] == '^' || (p->glob && p->s[p->i] == '!'))) {
+        neg = 1;
+        p->i++;
+    }
+    for (;;) {
+        if (p->i >= p->n) {
+            p->bad = 1;
+            return -1;
+        }
+        if (p->s[p->i] == ']' && !first) {
+            p->i++;
+            break;
+        }
+        first = 0;
+        unsigned lo = 0, hi = 0;
+        int k = rx_belem(p, &lo, tmp);
+        if (!k) {
+            p->bad = 1;
+            return -1;
+        }
+        if (k == 2) {
+            for (int w = 0; w < 4; w++)
+                acc[w] |= tmp[w];
+            continue;
+        }
+        if (p->i + 1 < p->n && p->s[p->i] == '-' && p->s[p->i + 1] != ']') {
+            p->i++;
+            if (rx_belem(p, &hi, tmp) != 1 || hi < lo) {
+                p->bad = 1;
+                return -1;
+            }
+            bs_range(acc, lo, hi);
+        } else {
+            bs_add(acc, lo);
+        }
+    }
+    if (p->icase)
+        fold(acc);
+    if (neg)
+        for (int w = 0; w < 4; w++)
+            acc[w] = ~acc[w];
+    int32_t x = rx_new(p, RX_SET);
+    if (x >= 0)
+        memcpy(p->out->v[x].set, acc, 32);
+    return x;
+}
+
+static int32_t rx_setnode(rx_parser *p, const uint64_t *b)
+{
+    int32_t x = rx_new(p, RX_SET);
+    if (x < 0)
+        return -1;
+    memcpy(p->out->v[x].set, b, 32);
+    if (p->icase)
+        fold(p->out->v[x].set);
+    return x;
+}
+
+static int32_t rx_alt(rx_parser *p, int top);
+
+static int32_t rx_atom(rx_parser *p)
+{
+    unsigned c = p->s[p->i];
+    uint64_t b[4] = { 0 };
+    if (c == '(') {
+        p->i++;
+        if (p->i + 1 < p->n && p->s[p->i] == '?' && p->s[p->i + 1] == ':')
+            p->i += 2;
+        int32_t x = rx_alt(p, 0);
+        if (x < 0 || p->i >= p->n || p->s[p->i] != ')') {
+            p->bad = 1;
+            return -1;
+        }
+        p->i++;
+        return x;
+    }
+    if (c == '[')
+        return rx_bracket(p);
+    if (c == '.') {
+        p->i++;
+        memset(b, 0xff, sizeof b);
+        return rx_setnode(p, b);
+    }
+    if (c == '\\') {
+        unsigned ch = 0;
+        int k = rx_escape(p, &ch, b);
+        if (!k) {
+            p->bad = 1;
+            return -1;
+        }
+        if (k == 1) {
+            memset(b, 0, sizeof b);
+            bs_add(b, ch);
+        }
+        return rx_setnode(p, b);
+    }
+    p->i++;
+    bs_add(b, c);
+    return rx_setnode(p, b);
+}
+
+static unsigned rx_count(rx_parser *p)
+{
+    unsigned v = 0;
+    while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
+        if (v < 100000)
+            v = v * 10 + (p->s[p->i] - '0');
+        p->i++;
+    }
+    return v;
+}
+
+static int32_t rx_quants(rx_parser *p, int32_t atom)
+{
+    while (p->i < p->n) {
+        unsigned c = p->s[p->i], mn, mx;
+        if (c == '*' || c == '+' || c == '?') {
+            mn = c == '+';
+            mx = c == '?' ? 1 : RX_INF;
+            p->i++;
+        } else if (c == '{') {
+            p->i++;
+            mn = mx = rx_count(p);
+            if (p->i < p->n && p->s[p->i] == ',') {
+                p->i++;
+                mx = p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9' ? rx_count(p) : RX_INF;
+            }
+            if (p->i >= p->n || p->s[p->i] != '}' || mn > 255 || (mx != RX_INF && (mx > 255 || mx < mn))) {
+                p->bad = 1;
+                return -1;
+            }
+            p->i++;
+        } else {
+            break;
+        }
+        int32_t r = rx_new(p, RX_REP);
+        if (r < 0)
+            return -1;
+        p->out->v[r].min = (uint16_t)mn;
+        p->out->v[r].max = (uint16_t)mx;
+        p->out->v[r].kid = atom;
+        atom = r;
+    }
+    return atom;
+}
+
+/* seq: a concatenation; at top level a leading '^' and a final '$' anchor it */
+static int32_t rx_seq(rx_parser *p, int top)
+{
+    int32_t cat = rx_new(p, RX_CAT);
+    if (cat < 0)
+        return -1;
+    if (top && p->i < p->n && p->s[p->i] == '^') {
+        p->out->v[cat].anch_start = 1;
+        p->i++;
+    }
+    while (p->i < p->n && p->s[p->i] != '|' && p->s[p->i] != ')') {
+        if (p->s[p->i] == '$' && top && (p->i + 1 == p->n || p->s[p->i + 1] == '|')) {
+            p->out->v[cat].anch_end = 1;
+            p->i++;
+            break;
+        }
+        if (p->s[p->i] == '$' || p->s[p->i] == '^') {
+            p->bad = 1;
+            return -1;
+        }
+        int32_t x = rx_atom(p);
+        if (x >= 0)
+            x = rx_quants(p, x);
+        if (x < 0)
+            return -1;
+        rx_append(p, cat, x);
+    }
+    return cat;
+}
+
+static int32_t rx_alt(rx_parser *p, int top)
+{
+    int32_t alt = rx_new(p, RX_ALT);
+    if (alt < 0)
+        return -1;
+    for (;;) {
+        int32_t x = rx_seq(p, top);
+        if (x < 0)
+            return -1;
+        rx_append(p, alt, x);
+        if (p->i < p->n && p->s[p->i] == '|') {
+            p->i++;
+            continue;
+        }
+        return alt;
+    }
+}
+
+/* Parse regex s[0..n) into r.  0, 1 syntax error, -1 OOM. */
+static int rx_parse(rx *r, const char *s, size_t n, int icase)
+{
+    rx_parser p;
+    memset(&p, 0, sizeof p);
+    p.s = (const unsigned char *)s;
+    p.n = n;
+    p.icase = icase;
+    p.out = r;
+    r->root = rx_alt(&p, 1);
+    if (p.oom)
+        return -1;
+    if (r->root < 0 || p.bad || p.i != n)
+        return 1;
+    return 0;
+}
+
+/* Matching state: bitsets carved from one stack-like buffer. */
+typedef struct rx_run {
+    const unsigned char *s;
+    size_t n, words;
+    uint64_t *pool;
+    size_t used, cap;               /* in bitsets */
+    long budget;
+    int over, oom;
+} rx_run;
+
+static uint64_t *rx_tmp(rx_run *m)
+{
+    if (m->used == m->cap) {
+        m->oom = 1;
+        return NULL;
+    }
+    uint64_t *b = m->pool + m->used++ * m->words;
+    memset(b, 0, m->words * 8);
+    return b;
+}
+
+static int bs_empty(const uint64_t *b, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        if (b[i])
+            return 0;
+    return 1;
+}
+
+/* out := the end positions of x matched from any position of in (out zeroed). */
+static void rx_apply(rx_run *m, const rx *r, int32_t xi, const uint64_t *in, uint64_t *out)
+{
+    const rx_node *x = &r->v[xi];
+    size_t w = m->words;
+    if (m->over || m->oom)
+        return;
+    if ((m->budget -= (long)w) < 0) {
+        m->over = 1;
+        return;
+    }
+    size_t mark = m->used;
+    switch (x->type) {
+    case RX_SET:
+        for (size_t wi = 0; wi < w; wi++)
+            for (uint64_t bits = in[wi]; bits; bits &= bits - 1) {
+                size_t p = wi * 64 + (size_t)__builtin_ctzll(bits);
+                if (p < m->n && bs_has(x->set, m->s[p]))
+                    out[(p + 1) >> 6] |= (uint64_t)1 << ((p + 1) & 63);
+            }
+        break;
+    case RX_CAT: {
+        uint64_t *cur = rx_tmp(m), *nxt = rx_tmp(m);
+        if (!cur || !nxt)
+            break;
+        memcpy(cur, in, w * 8);
+        for (int32_t k = x->kid; k >= 0; k = r->v[k].next) {
+            memset(nxt, 0, w * 8);
+            rx_apply(m, r, k, cur, nxt);
+            uint64_t *t = cur;
+            cur = nxt;
+            nxt = t;
+        }
+        memcpy(out, cur, w * 8);
+        break;
+    }
+    case RX_ALT: {
+        uint64_t *t = rx_tmp(m);
+        if (!t)
+            break;
+        for (int32_t k = x->kid; k >= 0; k = r->v[k].next) {
+            memset(t, 0, w * 8);
+            rx_apply(m, r, k, in, t);
+            for (size_t i = 0; i < w; i++)
+                out[i] |= t[i];
+        }
+        break;
+    }
+    case RX_REP: {
+        uint64_t *cur = rx_tmp(m), *nxt = rx_tmp(m);
+        if (!cur || !nxt)
+            break;
+        memcpy(cur, in, w * 8);
+        for (unsigned k = 0; k < x->min && !m->over; k++) {
+            memset(nxt, 0, w * 8);
+            rx_apply(m, r, x->kid, cur, nxt);
+            uint64_t *t = cur;
+            cur = nxt;
+            nxt = t;
+        }
+        /* out accumulates; cur is the frontier of positions first reached */
+        memcpy(out, cur, w * 8);
+        for (unsigned k = x->min; (x->max == RX_INF || k < x->max) && !m->over; k++) {
+            memset(nxt, 0, w * 8);
+            rx_apply(m, r, x->kid, cur, nxt);
+            int any = 0;
+            for (size_t i = 0; i < w; i++) {
+                nxt[i] &= ~out[i];
+                out[i] |= nxt[i];
+                any |= nxt[i] != 0;
+            }
+            if (!any)
+                break;
+            uint64_t *t = cur;
+            cur = nxt;
+            nxt = t;
+        }
+        break;
+    }
+    }
+    m->used = mark;
+}
+
+/* Does r match somewhere in s[0..n) (search; anchors per top-level branch)?
+ * 1, 0, or -1 when the work bound tripped or scratch ran out. */
+static int rx_search(const rx *r, const char *s, size_t n, uint64_t **pool, size_t *poolcap)
+{
+    rx_run m;
+    memset(&m, 0, sizeof m);
+    m.s = (const unsigned char *)s;
+    m.n = n;
+    m.words = (n + 1 + 63) / 64;
+    m.budget = RX_BUDGET;
+    size_t need = m.words * (2 * r->n + 4);
+    if (*poolcap < need) {
+        uint64_t *np = sg_realloc(*pool, need * 8);
+        if (!np)
+            return -1;
+        *pool = np;
+        *poolcap = need;
+    }
+    m.pool = *pool;
+    m.cap = 2 * r->n + 4;
+    uint64_t *in = rx_tmp(&m), *out = rx_tmp(&m);
+    for (int32_t k = r->v[r->root].kid; k >= 0; k = r->v[k].next) {
+        const rx_node *br = &r->v[k];
+        memset(in, 0, m.words * 8);
+        memset(out, 0, m.words * 8);
+        if (br->anch_start)
+            in[0] = 1;
+        else
+            for (size_t p = 0; p <= n; p++)
+                in[p >> 6] |= (uint64_t)1 << (p & 63);
+        rx_apply(&m, r, k, in, out);
+        if (m.over || m.oom)
+            return -1;
+        if (br->anch_end ? (int)((out[n >> 6] >> (n & 63)) & 1) : !bs_empty(out, m.words))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- globs: a plain matcher with star backtracking ------------------------- */
+
+/* Does the glob element at p[*i] accept byte c?  Advances *i past it. */
+static int glob_elem(const char *p, size_t pn, size_t *i, unsigned char c, int icase)
+{
+    unsigned char c2 = c;
+    if (icase && c >= 'a' && c <= 'z')
+        c2 = (unsigned char)(c - 32);
+    else if (icase && c >= 'A' && c <= 'Z')
+        c2 = (unsigned char)(c + 32);
+    unsigned char e = (unsigned char)p[*i];
+    if (e == '?') {
+        (*i)++;
+        return 1;
+    }
+    if (e == '\\' && *i + 1 < pn) {
+        unsigned char l = (unsigned char)p[*i + 1];
+        *i += 2;
+        return l == c || l == c2;
+    }
+    if (e != '[') {
+        (*i)++;
+        return e == c || e == c2;
+    }
+    size_t j = *i + 1;
+    int neg = 0, first = 1, hit = 0;
+    if (j < pn && (p[j] == '!' || p[j] == '^')) {
+        neg = 1;
+        j++;
+    }
+    while (j < pn && (p[j] != ']' || first)) {
+        first = 0;
+        if (p[j] == '[' && j + 1 < pn && p[j + 1] == ':') {
+            size_t k = j + 2;
+            while (k + 1 < pn && !(p[k] == ':' && p[k + 1] == ']'))
+                k++;
+            uint64_t b[4] = { 0 };
+            posix_named((const unsigned char *)p + j + 2, k - j - 2, b);
+            hit |= bs_has(b, c) || bs_has(b, c2);
+            j = k + 2;
+            continue;
+        }
+        unsigned char lo = (unsigned char)p[j], hi;
+        if (lo == '\\' && j + 1 < pn)
+            lo = (unsigned char)p[++j];
+        j++;
+        hi = lo;
+        if (j + 1 < pn && p[j] == '-' && p[j + 1] != ']') {
+            j++;
+            hi = (unsigned char)p[j];
+            if (hi == '\\' && j + 1 < pn)
+                hi = (unsigned char)p[++j];
+            j++;
+        }
+        hit |= (c >= lo && c <= hi) || (c2 >= lo && c2 <= hi);
+    }
+    *i = j + 1;
+    return neg ? !hit : hit;
+}
+
+/* Whole-string glob match: '*' any run of bytes, '/' included. */
+static int glob_match(const char *p, size_t pn, const char *s, size_t n, int icase)
+{
+    size_t pi = 0, si = 0, star_p = SIZE_MAX, star_s = 0;
+    while (si < n) {
+        if (pi < pn && p[pi] == '*') {
+            while (pi < pn && p[pi] == '*')
+                pi++;
+            star_p = pi;
+            star_s = si;
+            continue;
+        }
+        if (pi < pn) {
+            size_t j = pi;
+            if (glob_elem(p, pn, &j, (unsigned char)s[si], icase)) {
+                pi = j;
+                si++;
+                continue;
+            }
+        }
+        if (star_p == SIZE_MAX)
+            return 0;
+        pi = star_p;
+        si = ++star_s;
+    }
+    while (pi < pn && p[pi] == '*')
+        pi++;
+    return pi == pn;
+}
+
+/* ---- the reference ---------------------------------------------------------- */
+
+typedef struct ref_item {
+    const sgc_item *it;
+    rx re;                          /* REGEX */
+    char *textglob;                 /* GLOB in a text set: "*glob*" */
+} ref_item;
+
+typedef struct ref_set {
+    ref_item *items;
+    uint32_t n;
+} ref_set;
+
+typedef struct ref_rule {
+    sgc_checked_rule r;
+    int line_only, tests_dynamic;
+} ref_rule;
+
+struct sg_ref {
+    const sgc_checked *k;
+    ref_set *sets;
+    uint32_t nsets;
+    ref_rule *rules;
+    uint32_t nrules;
+    int default_decision, uses_lua;
+    uint64_t *pool;
+    size_t poolcap;
+    /* per call */
+    const sgr_result *r;
+    const char *home;
+    int unsure, oom;
+    char **cwd;                     /* [nseg] this segment's cwd (sg_malloc) */
+    char **paths;                   /* resolved paths of the segment being run */
+    uint32_t npaths, cappaths;
+    int outside;
+    int32_t paths_of;               /* the segment paths[] belongs to, -1 none */
+    uint8_t *segd;
+    int32_t *segr;
+    uint32_t capseg;
+    sg_ref_answer ans;
+};
+
+static void cond_facts(const sgc_cond *c, int *seg_atom, int *dyn, int *lua)
+{
+    switch (c->kind) {
+    case SGC_C_AND: case SGC_C_OR:
+        cond_facts(c->a, seg_atom, dyn, lua);
+        cond_facts(c->b, seg_atom, dyn, lua);
+        return;
+    case SGC_C_NOT:
+        cond_facts(c->a, seg_atom, dyn, lua);
+        return;
+    case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
+        return;
+    case SGC_C_DYNAMIC: *dyn = 1; break;
+    case SGC_C_LUA: *lua = 1; break;
+    default: break;
+    }
+    *seg_atom = 1;
+}
+
+void sg_ref_free(sg_ref *ref)
+{
+    if (!ref)
+        return;
+    for (uint32_t s = 0; s < ref->nsets; s++) {
+        for (uint32_t i = 0; i < ref->sets[s].n; i++) {
+            sg_free(ref->sets[s].items[i].re.v);
+            sg_free(ref->sets[s].items[i].textglob);
+        }
+        sg_free(ref->sets[s].items);
+    }
+    sg_free(ref->sets);
+    sg_free(ref->rules);
+    sg_free(ref->pool);
+    if (ref->cwd)
+        for (uint32_t i = 0; i < ref->capseg; i++)
+            sg_free(ref->cwd[i]);
+    sg_free(ref->cwd);
+    for (uint32_t i = 0; i < ref->npaths; i++)
+        sg_free(ref->paths[i]);
+    sg_free(ref->paths);
+    sg_free(ref->segd);
+    sg_free(ref->segr);
+    sg_free(ref);
+}
+
+int sg_ref_new(const sgc_checked *k, sg_ref **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    sg_ref *ref = sg_calloc(1, sizeof *ref);
+    if (!ref)
+        return -1;
+    ref->k = k;
+    ref->nsets = sgc_checked_nsets(k);
+    ref->nrules = sgc_checked_nrules(k);
+    ref->default_decision = sgc_checked_default(k);
+    ref->sets = sg_calloc(ref->nsets ? ref->nsets : 1, sizeof *ref->sets);
+    ref->rules = sg_calloc(ref->nrules ? ref->nrules : 1, sizeof *ref->rules);
+    if (!ref->sets || !ref->rules)
+        goto oom;
+    for (uint32_t s = 0; s < ref->nsets; s++) {
+        uint32_t n = 0;
+        const sgc_item *const *items = sgc_checked_set_items(k, s, &n);
+        ref->sets[s].items = sg_calloc(n ? n : 1, sizeof *ref->sets[s].items);
+        if (!ref->sets[s].items)
+            goto oom;
+        ref->sets[s].n = n;
+        for (uint32_t i = 0; i < n; i++) {
+            ref_item *ri = &ref->sets[s].items[i];
+            ri->it = items[i];
+            if (items[i]->kind == SGC_ITEM_GLOB) {
+                ri->textglob = sg_malloc(items[i]->len + 3);
+                if (!ri->textglob)
+                    goto oom;
+                ri->textglob[0] = '*';
+                memcpy(ri->textglob + 1, items[i]->text, items[i]->len);
+                ri->textglob[items[i]->len + 1] = '*';
+                ri->textglob[items[i]->len + 2] = '\0';
+            } else if (items[i]->kind == SGC_ITEM_REGEX) {
+                int rc = rx_parse(&ri->re, items[i]->text, items[i]->len, items[i]->icase);
+                if (rc < 0)
+                    goto oom;
+                if (rc > 0) {
+                    snprintf(err, errlen, "set %u: regex /%.*s/ does not parse in the reference", s,
+                             (int)items[i]->len, items[i]->text);
+                    sg_ref_free(ref);
+                    return 1;
+                }
+            } else if (items[i]->kind != SGC_ITEM_WORD) {
+                snprintf(err, errlen, "set %u: item %u is not flattened", s, i);
+                sg_ref_free(ref);
+                return 1;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < ref->nrules; i++) {
+        ref_rule *rr = &ref->rules[i];
+        sgc_checked_rule_at(k, i, &rr->r);
+        int seg = 0, dyn = 0, lua = 0;
+        cond_facts(rr->r.cond, &seg, &dyn, &lua);
+        rr->line_only = !seg;
+        rr->tests_dynamic = dyn;
+        ref->uses_lua |= lua;
+    }
+    ref->paths_of = -1;
+    *out = ref;
+    return 0;
+oom:
+    sg_ref_free(ref);
+    return -1;
+}
+
+int sg_ref_uses_lua(const sg_ref *ref)
+{
+    return ref->uses_lua;
+}
+
+/* Does s[0..n) match set si?  text: the set is read as `text contains/matches`
+ * (words are substrings, globs occur anywhere, regexes search).  Sets
+ * ref->unsure when a regex hit the work bound. */
+static int set_match(sg_ref *ref, int32_t si, const char *s, size_t n, int text)
+{
+    if (si < 0 || (uint32_t)si >= ref->nsets) {
+        ref->unsure = 1;
+        return 0;
+    }
+    const ref_set *st = &ref->sets[si];
+    int unsure = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        const ref_item *ri = &st->items[i];
+        const sgc_item *it = ri->it;
+        int m = 0;
+        switch (it->kind) {
+        case SGC_ITEM_WORD:
+            if (!text) {
+                m = n == it->len && memcmp(s, it->text, n) == 0;
+            } else {
+                for (size_t p = 0; p + it->len <= n && !m; p++)
+                    m = memcmp(s + p, it->text, it->len) == 0;
+            }
+            break;
+        case SGC_ITEM_GLOB:
+            m = text ? glob_match(ri->textglob, it->len + 2, s, n, it->icase)
+                     : glob_match(it->text, it->len, s, n, it->icase);
+            break;
+        case SGC_ITEM_REGEX:
+            m = rx_search(&ri->re, s, n, &ref->pool, &ref->poolcap);
+            if (m < 0) {
+                unsure = 1;
+                m = 0;
+            }
+            break;
+        default:
+            break;
+        }
+        if (m)
+            return 1;
+    }
+    if (unsure)
+        ref->unsure = 1;
+    return 0;
+}
+
+/* ---- paths ------------------------------------------------------------------- */
+
+#define PATH_CAP 4000               /* longer paths: the table evaluator truncates */
+
+/* Resolve w against base (absolute; "/" for an absolute w) into a fresh string: '.', '..' and empty
+ * components folded; while the prefix exists, symlinks are followed through
+ * realpath(3); from the first missing component on, the rest is lexical.  NULL
+ * on OOM; sets ref->unsure for a dangling link, a loop or an overlong path. */
+static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
+{
+    char p[PATH_MAX + 2];
+    size_t n = strlen(base);
+    if (n > PATH_CAP) {
+        ref->unsure = 1;
+        n = 1;
+    }
+    memcpy(p, base, n);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    p[n] = '\0';
+    int missing = 0;
+    size_t i = 0;
+    while (i < wl) {
+        while (i < wl && w[i] == '/')
+            i++;
+        size_t cs = i;
+        while (i < wl && w[i] != '/')
+            i++;
+        size_t cl = i - cs;
+        if (cl == 0 || (cl == 1 && w[cs] == '.'))
+            continue;
+        if (cl == 2 && w[cs] == '.' && w[cs + 1] == '.') {
+            while (n > 1 && p[n - 1] != '/')
+                n--;
+            if (n > 1)
+                n--;
+            p[n] = '\0';
+            continue;
+        }
+        if (n + 1 + cl > PATH_CAP) {
+            ref->unsure = 1;
+            break;
+        }
+        if (n > 1)
+            p[n++] = '/';
+        memcpy(p + n, w + cs, cl);
+        n += cl;
+        p[n] = '\0';
+        if (memchr(w + cs, '\0', cl)) {
+            ref->unsure = 1;             /* a NUL inside a name: no file system call sees it */
+            missing = 1;
+        }
+        if (missing)
+            continue;
+        struct stat st;
+        if (lstat(p, &st) != 0) {
+            missing = 1;
+            continue;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            char real[PATH_MAX];
+            if (!realpath(p, real)) {
+                ref->unsure = 1;         /* dangling or looping link */
+                missing = 1;
+                continue;
+            }
+            n = strlen(real);
+            memcpy(p, real, n + 1);
+        }
+    }
+    return sg_strndup(p, n);
+}
+
+static int not_a_file(const char *s, size_t n)
+{
+    /* docs/language.md "redirect writes": /dev/null, /dev/stdout, /dev/stderr,
+     * /dev/fd/N; the evaluator also spares /dev/stdin and /dev/tty */
+    static const char *const dev[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty" };
+    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+        if (n == strlen(dev[i]) && memcmp(s, dev[i], n) == 0)
+            return 1;
+    return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
+}
+
+static int within(const char *p, size_t pl, const char *root)
+{
+    size_t rl = strlen(root);
+    if (rl == 1 && root[0] == '/')
+        return 1;
+    return pl >= rl && memcmp(p, root, rl) == 0 && (pl == rl || p[rl] == '/');
+}
+
+static int add_path(sg_ref *ref, const char *cwd, const char *root, const char *w, size_t wl, uint32_t flags)
+{
+    if (wl == 0 || not_a_file(w, wl))
+        return 0;
+    int unknown = (flags & SGR_W_UNKNOWN) != 0;
+    const char *base = w[0] == '/' ? "/" : cwd, *rel = w;
+    size_t rl = wl;
+    if ((flags & SGR_W_TILDE) && w[0] == '~') {
+        if (wl == 1 || w[1] == '/') {
+            base = ref->home;
+            rel = w + 1;
+            rl = wl - 1;
+        } else {
+            unknown = 1;                 /* ~user, ~+, ~- */
+        }
+    }
+    if (ref->npaths == ref->cappaths) {
+        uint32_t nc = ref->cappaths ? ref->cappaths * 2 : 16;
+        char **np = sg_realloc(ref->paths, sizeof *np * nc);
+        if (!np)
+            return -1;
+        ref->paths = np;
+        ref->cappaths = nc;
+    }
+    char *r = unknown ? sg_strndup(w, wl) : resolve(ref, base, rel, rl);
+    if (!r)
+        return -1;
+    ref->paths[ref->npaths++] = r;
+    if (unknown || !within(r, strlen(r), root))
+        ref->outside = 1;
+    return 0;
+}
+
+/* The path candidates of segment si: operands, option values, redirection
+ * targets (not descriptor copies or heredocs), assignment values with a '/'. */
+static int seg_paths(sg_ref *ref, uint32_t si)
+{
+    if (ref->paths_of == (int32_t)si)
+        return 0;
+    for (uint32_t i = 0; i < ref->npaths; i++)
+        sg_free(ref->paths[i]);
+    ref->npaths = 0;
+    ref->outside = 0;
+    ref->paths_of = (int32_t)si;
+    const sgr_segment *s = &ref->r->cl.seg[si];
+    const sgr_norm *nm = &ref->r->norm[si];
+    const char *cwd = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
+    for (uint32_t i = 0; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        if (add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < nm->nvals; i++)
+        if (add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
+            return -1;
+    for (uint32_t i = 0; i < s->nredirs; i++) {
+        const sgr_redir *rd = &s->redirs[i];
+        const sgr_word *t = &rd->target;
+        if (rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN)
+            continue;
+        if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))
+            continue;
+        if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < s->nassigns; i++) {
+        const char *a = s->assigns[i].text, *end = a + s->assigns[i].len;
+        const char *eq = memchr(a, '=', s->assigns[i].len);
+        if (!eq)
+            continue;
+        for (const char *v = eq + 1; v < end;) {
+            const char *e = memchr(v, ':', (size_t)(end - v));
+            if (!e)
+                e = end;
+            if (memchr(v, '/', (size_t)(e - v)) && add_path(ref, cwd, root, v, (size_t)(e - v), s->assigns[i].flags) < 0)
+                return -1;
+            v = e + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- conditions ------------------------------------------------------------- */
+
+static int is_write(const sgr_redir *rd)
+{
+    const sgr_word *t = &rd->target;
+    switch (rd->kind) {
+    case SGR_REDIR_WRITE: case SGR_REDIR_APPEND: case SGR_REDIR_CLOBBER: case SGR_REDIR_RDWR:
+    case SGR_REDIR_BOTH: case SGR_REDIR_BOTH_APPEND:
+        return !not_a_file(t->text, t->len);
+    case SGR_REDIR_DUP_OUT:          /* >&file writes a file; >&2, >&- copy or close */
+        return t->len && !(t->text[0] >= '0' && t->text[0] <= '9') && !(t->len == 1 && t->text[0] == '-')
+            && !not_a_file(t->text, t->len);
+    default:
+        return 0;
+    }
+}
+
+static int is_read(const sgr_redir *rd)
+{
+    return (rd->kind == SGR_REDIR_READ || rd->kind == SGR_REDIR_RDWR) && !not_a_file(rd->target.text, rd->target.len);
+}
+
+/* The context a segment's pipeline lives in: wrapped commands stand where their
+ * outermost wrapper stands. */
+static int32_t context_of(const sgr_cmdline *cl, uint32_t si)
+{
+    while (cl->seg[si].nest == SGR_NEST_WRAPPED && cl->seg[si].parent >= 0)
+        si = (uint32_t)cl->seg[si].parent;
+    return cl->seg[si].parent;
+}
+
+static int piped(sg_ref *ref, uint32_t si, int32_t set, int from)
+{
+    const sgr_cmdline *cl = &ref->r->cl;
+    const sgr_segment *s = &cl->seg[si];
+    for (uint32_t j = 0; j < cl->nseg; j++) {
+        const sgr_segment *o = &cl->seg[j];
+        if (j == si || o->argc == 0)
+            continue;
+        int rel = 0;
+        if (s->pipe_len > 1 && o->pipeline == s->pipeline && context_of(cl, j) == context_of(cl, si))
+            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
+        /* from: a command substituted into this one */
+        if (from && o->parent == (int32_t)si && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB))
+            rel = 1;
+        /* to: the command this one is substituted into (KNOWN DOC GAP: the docs say
+         * only "a later segment of the same pipeline"; the evaluator also counts
+         * this, symmetric with `piped from`; see the oracle's report) */
+        if (!from && (int32_t)j == s->parent && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB))
+            rel = 1;
+        const sgr_norm *on = &ref->r->norm[j];
+        /* the program's basename (docs: "runs a program matching M") */
+        if (rel && set_match(ref, set, on->prog.s, on->prog.len, 0))
+            return 1;
+    }
+    return 0;
+}
+
+static long tok_num(const sgc_tok *t)
+{
+    long v = 0;
+    for (uint32_t i = 0; i < t->len; i++)
+        v = v * 10 + (t->text[i] - '0');
+    return v;
+}
+
+static int32_t set_of(const sgc_setexpr *e)
+{
+    return e ? e->set_index : -1;
+}
+
+/* Evaluate c on segment si (UINT32_MAX: the line alone, for text-only rules). */
+static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
+{
+    const sgr_result *r = ref->r;
+    const sgr_segment *s = si == UINT32_MAX ? NULL : &r->cl.seg[si];
+    const sgr_norm *nm = si == UINT32_MAX ? NULL : &r->norm[si];
+    int32_t set = set_of(c->set);
+    switch (c->kind) {
+    case SGC_C_AND: return cond(ref, c->a, si) && cond(ref, c->b, si);
+    case SGC_C_OR: return cond(ref, c->a, si) || cond(ref, c->b, si);
+    case SGC_C_NOT: return !cond(ref, c->a, si);
+    case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
+        return set_match(ref, set, r->cl.line, r->cl.len, 1);
+    default: break;
+    }
+    if (!s)
+        return 0;
+    switch (c->kind) {
+    case SGC_C_ANY: return 1;
+    case SGC_C_PROGRAM:
+        return s->argc > 0 && (set_match(ref, set, nm->prog.s, nm->prog.len, 0)
+                               || set_match(ref, set, s->argv[0].text, s->argv[0].len, 0));
+    case SGC_C_SUBCOMMAND:
+        return nm->subcmd.s && set_match(ref, set, nm->subcmd.s, nm->subcmd.len, 0);
+    case SGC_C_OPTION:
+        for (uint32_t i = 0; i < nm->nopts; i++)
+            if (set_match(ref, set, nm->opts[i].s, nm->opts[i].len, 0))
+                return 1;
+        return 0;
+    case SGC_C_OPTION_ALL: {
+        uint32_t n = 0;
+        const sgc_item *const *items = sgc_checked_set_items(ref->k, (uint32_t)set, &n);
+        for (uint32_t k = 0; k < n; k++) {
+            int found = 0;
+            for (uint32_t i = 0; i < nm->nopts && !found; i++)
+                found = nm->opts[i].len == items[k]->len && memcmp(nm->opts[i].s, items[k]->text, items[k]->len) == 0;
+            if (!found)
+                return 0;
+        }
+        return n > 0;
+    }
+    case SGC_C_ARG:
+        for (uint32_t i = 1; i < s->argc; i++)
+            if (set_match(ref, set, s->argv[i].text, s->argv[i].len, 0))
+                return 1;
+        for (uint32_t i = 0; i < nm->nvals; i++)
+            if (set_match(ref, set, nm->vals[i].s, nm->vals[i].len, 0))
+                return 1;
+        return 0;
+    case SGC_C_ARG_AT: {
+        long at = tok_num(&c->num);
+        return at < (long)s->argc && set_match(ref, set, s->argv[at].text, s->argv[at].len, 0);
+    }
+    case SGC_C_ARGC: {
+        long n = tok_num(&c->num), a = (long)s->argc;
+        const char *op = c->cmp.text;
+        uint32_t ol = c->cmp.len;
+        if (ol == 2 && op[0] == '=') return a == n;
+        if (ol == 2 && op[0] == '!') return a != n;
+        if (ol == 2 && op[0] == '<') return a <= n;
+        if (ol == 2 && op[0] == '>') return a >= n;
+        if (op[0] == '<') return a < n;
+        return a > n;
+    }
+    case SGC_C_PATH_OUTSIDE:
+        if (seg_paths(ref, si) < 0) {
+            ref->oom = 1;
+            return 0;
+        }
+        return ref->outside;
+    case SGC_C_PATH_INSIDE:
+        if (seg_paths(ref, si) < 0) {
+            ref->oom = 1;
+            return 0;
+        }
+        for (uint32_t i = 0; i < ref->npaths; i++) {
+            const char *p = ref->paths[i];
+            size_t pl = strlen(p);
+            /* the path, then each directory above it (KNOWN DOC GAP: "/" itself
+             * is above every absolute path, but the evaluator tests it only for
+             * the path "/"; the reference follows the evaluator here) */
+            for (size_t l = pl; l > 0; l--)
+                if ((l == pl || p[l] == '/') && set_match(ref, set, p, l, 0))
+                    return 1;
+        }
+        return 0;
+    case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
+        for (uint32_t i = 0; i < s->nredirs; i++) {
+            const sgr_redir *rd = &s->redirs[i];
+            if (!(c->kind == SGC_C_REDIR_WRITES ? is_write(rd) : is_read(rd)))
+                continue;
+            if (!c->set || set_match(ref, set, rd->target.text, rd->target.len, 0))
+                return 1;
+        }
+        return 0;
+    case SGC_C_ASSIGNS: case SGC_C_ASSIGNS_VAL:
+        for (uint32_t i = 0; i < s->nassigns; i++) {
+            const sgr_word *w = &s->assigns[i];
+            const char *eq = memchr(w->text, '=', w->len);
+            size_t nl = eq ? (size_t)(eq - w->text) : w->len;
+            if (!set_match(ref, set, w->text, nl, 0))
+                continue;
+            if (c->kind == SGC_C_ASSIGNS)
+                return 1;
+            int known = eq && !(w->flags & SGR_W_UNKNOWN);
+            int vm = known && set_match(ref, set_of(c->set2), eq + 1, w->len - nl - 1, 0);
+            if (c->num.len ? !vm : vm)   /* `value not M2`: unknown values never match M2 */
+                return 1;
+        }
+        return 0;
+    case SGC_C_PIPED_FROM: return piped(ref, si, set, 1);
+    case SGC_C_PIPED_TO: return piped(ref, si, set, 0);
+    case SGC_C_DYNAMIC: return (s->flags & SGR_SEG_DYNAMIC) != 0;
+    case SGC_C_NESTED: {
+        if (s->nest >= SGR_NEST__COUNT)
+            return 0;
+        const char *k = sgr_nest_names[s->nest];
+        return c->str.len == strlen(k) && memcmp(c->str.text, k, c->str.len) == 0;
+    }
+    default:
+        ref->unsure = 1;                 /* lua: never reached (such packs are skipped) */
+        return 0;
+    }
+}
+
+/* ---- the decision ------------------------------------------------------------- */
+
+static int strictness(uint32_t d)
+{
+    return d == SGT_DENY ? 2 : d == SGT_ASK ? 1 : 0;
+}
+
+/* How well a deciding rule explains the line, at equal strictness (the
+ * evaluator's better_seg; the docs do not say): an explicit rule, then the
+ * built-in dynamic deny, then the default, then "nothing runs". */
+static int rank(int32_t rule)
+{
+    return rule >= 0 ? 3 : rule == SGR_RULE_DYNAMIC ? 2 : rule == SGR_RULE_DEFAULT ? 1 : 0;
+}
+
+/* The `cd` chain: top-level `cd DIR` outside a pipeline moves the cwd of the
+ * top-level segments after it; nested segments run where their parent runs. */
+static int seg_cwds(sg_ref *ref, const char *cwd)
+{
+    const sgr_cmdline *cl = &ref->r->cl;
+    char *cur = sg_strndup(cwd, strlen(cwd));
+    if (!cur)
+        return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < cl->nseg; i++) {
+        const sgr_segment *s = &cl->seg[i];
+        const char *mine = s->parent >= 0 && (uint32_t)s->parent < i ? ref->cwd[s->parent] : cur;
+        sg_free(ref->cwd[i]);
+        ref->cwd[i] = sg_strndup(mine, strlen(mine));
+        if (!ref->cwd[i]) {
+            rc = -1;
+            break;
+        }
+        if (s->parent >= 0 || s->argc != 2 || s->pipe_len > 1 || s->argv[0].len != 2
+            || memcmp(s->argv[0].text, "cd", 2) != 0)
+            continue;
+        const sgr_word *w = &s->argv[1];
+        if ((w->flags & SGR_W_UNKNOWN) || (w->len == 1 && w->text[0] == '-'))
+            continue;
+        char *next;
+        if ((w->flags & SGR_W_TILDE) && w->text[0] == '~' && (w->len == 1 || w->text[1] == '/'))
+            next = resolve(ref, ref->home, w->text + 1, w->len - 1);
+        else
+            next = resolve(ref, w->len && w->text[0] == '/' ? "/" : cur, w->text, w->len);
+        if (!next) {
+            rc = -1;
+            break;
+        }
+        sg_free(cur);
+        cur = next;
+    }
+    sg_free(cur);
+    return rc;
+}
+
+static int grow_segs(sg_ref *ref, uint32_t n)
+{
+    if (n + 1 <= ref->capseg)
+        return 0;
+    uint32_t nc = n + 16;
+    uint8_t *d = sg_realloc(ref->segd, nc);
+    if (d)
+        ref->segd = d;
+    int32_t *r = sg_realloc(ref->segr, sizeof *r * nc);
+    if (r)
+        ref->segr = r;
+    char **c = sg_realloc(ref->cwd, sizeof *c * nc);
+    if (c) {
+        for (uint32_t i = ref->capseg; i < nc; i++)
+            c[i] = NULL;
+        ref->cwd = c;
+    }
+    if (!d || !r || !c)
+        return -1;
+    ref->capseg = nc;
+    return 0;
+}
+
+int sg_ref_decide(sg_ref *ref, const sgr_result *r, const char *cwd, const char *home,
+                  const sg_ref_answer **out)
+{
+    if (ref->uses_lua)
+        return SG_REF_SKIPPED;
+    if (r->oom || !r->norm)
+        return SG_REF_INCONCLUSIVE;
+    uint32_t n = r->cl.nseg;
+    if (grow_segs(ref, n) < 0)
+        return SG_REF_OOM;
+    char realcwd[PATH_MAX], realhome[PATH_MAX];
+    const char *base = cwd && cwd[0] == '/' ? cwd : "/nonexistent-cwd";
+    if (realpath(base, realcwd))
+        base = realcwd;
+    ref->home = home && home[0] == '/' ? home : "/nonexistent-home";
+    if (realpath(ref->home, realhome))
+        ref->home = realhome;
+    ref->r = r;
+    ref->unsure = ref->oom = 0;
+    ref->paths_of = -1;
+    ref->ans.nseg = n;
+    if (seg_cwds(ref, base) < 0)
+        return SG_REF_OOM;
+    /* the workspace root (the cwd the line started in) rides after the segments */
+    sg_free(ref->cwd[n]);
+    ref->cwd[n] = sg_strndup(base, strlen(base));
+    if (!ref->cwd[n])
+        return SG_REF_OOM;
+
+    int have = 0;
+    uint32_t bestd = SGT_ALLOW;
+    int32_t best = SGR_RULE_DEFAULT;
+    for (uint32_t si = 0; si < n; si++) {
+        const sgr_segment *s = &r->cl.seg[si];
+        ref->segd[si] = SGT_ALLOW;
+        ref->segr[si] = SGR_RULE_DEFAULT;
+        if (s->argc == 0 && s->nredirs == 0 && s->nassigns == 0 && !(s->flags & SGR_SEG_DYNAMIC))
+            continue;                    /* nothing to decide: it does not compete */
+        int32_t win = -1;
+        uint32_t wind = SGT_ALLOW;
+        int dyn_ok = 0;
+        for (uint32_t k = 0; k < ref->nrules; k++) {
+            const ref_rule *rr = &ref->rules[k];
+            if (rr->line_only || !cond(ref, rr->r.cond, si))
+                continue;
+            dyn_ok |= rr->tests_dynamic;
+            if (win < 0 || strictness((uint32_t)rr->r.decision) > strictness(wind)) {
+                win = (int32_t)k;
+                wind = (uint32_t)rr->r.decision;
+            }
+        }
+        if ((s->flags & SGR_SEG_DYNAMIC) && !dyn_ok && !(win >= 0 && wind == SGT_DENY)) {
+            win = SGR_RULE_DYNAMIC;
+            wind = SGT_DENY;
+        } else if (win < 0 && s->argc == 0) {
+            win = SGR_RULE_NOTHING;
+            wind = SGT_ALLOW;
+        } else if (win < 0) {
+            win = SGR_RULE_DEFAULT;
+            wind = (uint32_t)ref->default_decision;
+        }
+        ref->segd[si] = (uint8_t)wind;
+        ref->segr[si] = win;
+        if (!have || strictness(wind) > strictness(bestd)
+            || (strictness(wind) == strictness(bestd) && rank(win) > rank(best))) {
+            have = 1;
+            best = win;
+            bestd = wind;
+        }
+    }
+    for (uint32_t k = 0; k < ref->nrules; k++) {
+        const ref_rule *rr = &ref->rules[k];
+        if (!rr->line_only || !cond(ref, rr->r.cond, UINT32_MAX))
+            continue;
+        uint32_t d = (uint32_t)rr->r.decision;
+        if (!have || strictness(d) > strictness(bestd)
+            || (strictness(d) == strictness(bestd) && rank((int32_t)k) > rank(best))) {
+            have = 1;
+            best = (int32_t)k;
+            bestd = d;
+        }
+    }
+    if (ref->oom)
+        return SG_REF_OOM;
+    if (ref->unsure)
+        return SG_REF_INCONCLUSIVE;
+    ref->ans.decision = have ? bestd : SGT_ALLOW;
+    ref->ans.rule = have ? best : SG_REF_RULE_EMPTY;
+    ref->ans.seg_decision = ref->segd;
+    ref->ans.seg_rule = ref->segr;
+    *out = &ref->ans;
+    return SG_REF_AGREE;
+}
+
+static const char *rule_name(const sgr_table *t, int32_t r)
+{
+    switch (r) {
+    case SGR_RULE_DEFAULT: return "default";
+    case SGR_RULE_DYNAMIC: return "dynamic";
+    case SGR_RULE_NOTHING: return "no-command";
+    case SG_REF_RULE_EMPTY: return "empty";
+    default: return r >= 0 && (uint32_t)r < t->nrules ? sgr_str(t, t->rules[r].id) : "?";
+    }
+}
+
+int sg_ref_check(sg_ref *ref, const sgr_table *t, const sgr_result *r, const char *cwd,
+                 const char *home, char *why, size_t n)
+{
+    const sg_ref_answer *a = NULL;
+    int rc = sg_ref_decide(ref, r, cwd, home, &a);
+    if (rc != SG_REF_AGREE)
+        return rc;
+    int32_t trule = strcmp(r->rule_id, "empty") == 0 ? SG_REF_RULE_EMPTY : r->rule;
+    if (a->decision != r->decision || a->rule != trule) {
+        snprintf(why, n, "line: table %s (%s), reference %s (%s)", sgr_decision_name(r->decision),
+                 rule_name(t, trule), sgr_decision_name(a->decision), rule_name(t, a->rule));
+        return SG_REF_DISAGREE;
+    }
+    for (uint32_t i = 0; i < a->nseg; i++)
+        if (a->seg_decision[i] != r->seg_decision[i] || a->seg_rule[i] != r->seg_rule[i]) {
+            const sgr_segment *s = &r->cl.seg[i];
+            snprintf(why, n, "segment %u (%.*s): table %s (%s), reference %s (%s)", i,
+                     s->argc ? (int)s->argv[0].len : 0, s->argc ? s->argv[0].text : "",
+                     sgr_decision_name(r->seg_decision[i]), rule_name(t, r->seg_rule[i]),
+                     sgr_decision_name(a->seg_decision[i]), rule_name(t, a->seg_rule[i]));
+            return SG_REF_DISAGREE;
+        }
+    return SG_REF_AGREE;
+}
