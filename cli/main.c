@@ -1,4 +1,4 @@
-/* main.c - the shellgate command: compile, check, test, explain, dump.
+/* main.c - the shellgate command: compile, check, test, explain, dump, fuzz.
  * The only code that prints; exit codes are part of the CLI contract (DESIGN.md). */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include "runtime/declog.h"
 #include "compiler/sha256.h"
 #include "common/alloc.h"
+#include "cli/mutate.h"
 
 #define EX_USAGE 64
 #define EX_DATAERR 65
@@ -38,6 +39,7 @@ static void usage(FILE *f)
         "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
+        "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
         "POLICY is an embedded pack name, a .rules file or a compiled .sgt table;\n"
         "without -p the embedded default pack decides.\n");
 }
@@ -1080,6 +1082,249 @@ static int cmd_test(int argc, char **argv)
     return fail ? 1 : 0;
 }
 
+/* ---- fuzz: meaning-keeping rewrites of the pack's deny/ask tests (cli/mutate.h) ---- */
+
+/* One command the pack denies or asks about, and where it came from. */
+typedef struct fz_cmd {
+    char *cmd, *cwd, *where;           /* sg_malloc'd; cwd NULL: SG_TEST_CWD */
+} fz_cmd;
+
+typedef struct fz_set {
+    fz_cmd *v;
+    size_t n, cap;
+} fz_set;
+
+static int fz_add(fz_set *s, const char *cmd, const char *cwd, const char *file, unsigned line)
+{
+    if (s->n == s->cap) {
+        size_t c = s->cap ? s->cap * 2 : 64;
+        fz_cmd *v = sg_realloc(s->v, c * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = c;
+    }
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%u", file, line);
+    fz_cmd *c = &s->v[s->n];
+    c->cmd = sg_strndup(cmd, strlen(cmd));
+    c->cwd = cwd && *cwd ? sg_strndup(cwd, strlen(cwd)) : NULL;
+    c->where = sg_strndup(where, strlen(where));
+    if (!c->cmd || !c->where || (cwd && *cwd && !c->cwd)) {
+        sg_free(c->cmd);
+        sg_free(c->cwd);
+        sg_free(c->where);
+        return -1;
+    }
+    s->n++;
+    return 0;
+}
+
+static void fz_free(fz_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        sg_free(s->v[i].cmd);
+        sg_free(s->v[i].cwd);
+        sg_free(s->v[i].where);
+    }
+    sg_free(s->v);
+}
+
+/* The deny/ask lines of a case file (format: see run_case_file). */
+static int fz_read_cases(const char *path, fz_set *s)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+        return EX_NOINPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned ln = 0;
+    int rc = 0;
+    while (!rc && getline(&line, &cap, f) >= 0) {
+        ln++;
+        char *t = trim(line);
+        if (!*t || *t == '#')
+            continue;
+        char *last = NULL, *prev = NULL;
+        for (char *q = strstr(t, " ; "); q; q = strstr(q + 1, " ; ")) {
+            prev = last;
+            last = q;
+        }
+        if (!last)
+            continue;                  /* `shellgate test` reports malformed lines */
+        *last = '\0';
+        char *tail = trim(last + 3);
+        int d = sg_parse_decision(tail, strlen(tail));
+        if (d < 0 && prev) {
+            *prev = '\0';
+            char *dec = trim(prev + 3);
+            d = sg_parse_decision(dec, strlen(dec));
+        }
+        if ((d == SGT_DENY || d == SGT_ASK) && fz_add(s, trim(t), NULL, path, ln) < 0)
+            rc = EX_SOFTWARE;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static void fz_chain(char *buf, size_t n, const sgm_variant *v)
+{
+    buf[0] = '\0';
+    for (unsigned k = 0; k < v->nchain; k++) {
+        strncat(buf, k ? " > " : "", n - strlen(buf) - 1);
+        strncat(buf, sgm_names[v->chain[k]], n - strlen(buf) - 1);
+    }
+}
+
+/* shellgate fuzz [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...] */
+static int cmd_fuzz(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    unsigned long long seed = 1, max = 64;
+    /* --seed/--max are fuzz's own: take them out before the shared options */
+    char **av = sg_calloc((size_t)argc + 1, sizeof *av);
+    int ac = 0;
+    if (!av)
+        return EX_SOFTWARE;
+    for (int i = 0; i < argc; i++) {
+        int is_seed = strcmp(argv[i], "--seed") == 0;
+        if (is_seed || strcmp(argv[i], "--max") == 0) {
+            char *end;
+            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+                fprintf(stderr, "%s: %s takes a number\n", prog_name, argv[i]);
+                sg_free(av);
+                return EX_USAGE;
+            }
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (*end || (!is_seed && (v == 0 || v > 100000))) {
+                fprintf(stderr, "%s: %s takes a number%s\n", prog_name, argv[i - 1], is_seed ? "" : " from 1 to 100000");
+                sg_free(av);
+                return EX_USAGE;
+            }
+            *(is_seed ? &seed : &max) = v;
+            continue;
+        }
+        av[ac++] = argv[i];
+    }
+    int pr = parse_opts(&o, ac, av);
+    if (pr < 0 || o.nrest < 1 || o.policy || o.cwd || o.nroots || o.batch || o.out) {
+        if (pr == 0)
+            usage(stderr);
+        sg_free(av);
+        return EX_USAGE;
+    }
+    o.policy = o.rest[0];
+    int st;
+    sg_policy *p = load_policy(&o, &st);
+    if (!p) {
+        sg_free(av);
+        return st;
+    }
+    fz_set set = { 0 };
+    int rc = 0;
+    for (uint32_t i = 0; i < p->t->ntests && !rc; i++) {
+        const sgt_test *tt = &p->t->tests[i];
+        if ((tt->decision == SGT_DENY || tt->decision == SGT_ASK)
+            && fz_add(&set, sgr_str(p->t, tt->command), sgr_str(p->t, tt->cwd), sgr_str(p->t, tt->file), tt->line) < 0)
+            rc = EX_SOFTWARE;
+    }
+    for (int i = 1; i < o.nrest && !rc; i++)
+        rc = fz_read_cases(o.rest[i], &set);
+    sgr_ctx *ctx = rc ? NULL : sgr_ctx_new(p->t);
+    cJSON *jfind = o.json ? cJSON_CreateArray() : NULL;
+    if (!rc && (!ctx || (o.json && !jfind)))
+        rc = EX_SOFTWARE;
+    sgm_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.max = (unsigned)max;
+    unsigned long nvariants = 0, nfind = 0, nskipped = 0, ncmd_found = 0;
+    for (size_t i = 0; i < set.n && !rc; i++) {
+        fz_cmd *c = &set.v[i];
+        sgr_opts so = { c->cwd ? c->cwd : SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
+        const sgr_result *r = sgr_eval(ctx, c->cmd, strlen(c->cmd), &so);
+        uint32_t base = r->decision;
+        char base_rule[300];
+        snprintf(base_rule, sizeof base_rule, "%s", r->rule_id);
+        if (base == SGT_ALLOW) {
+            nskipped++;                /* a failing test: `shellgate test` reports it */
+            continue;
+        }
+        sgm_list vl = { 0 };
+        if (sgm_variants(c->cmd, &mo, seed, &vl) < 0) {
+            sgm_list_free(&vl);
+            rc = EX_SOFTWARE;
+            break;
+        }
+        unsigned found_here = 0;
+        for (size_t k = 0; k < vl.n; k++) {
+            const sgm_variant *v = &vl.v[k];
+            nvariants++;
+            r = sgr_eval(ctx, v->cmd, strlen(v->cmd), &so);
+            if (sgt_strictness(r->decision) >= sgt_strictness(base))
+                continue;
+            char chain[256];
+            fz_chain(chain, sizeof chain, v);
+            nfind++;
+            if (o.json) {
+                cJSON *f = cJSON_CreateObject();
+                if (!f || !cJSON_AddItemToArray(jfind, f)) {
+                    cJSON_Delete(f);
+                    rc = EX_SOFTWARE;
+                    break;
+                }
+                cJSON_AddStringToObject(f, "source", c->where);
+                cJSON_AddStringToObject(f, "command", c->cmd);
+                cJSON_AddStringToObject(f, "decision", sgr_decision_name(base));
+                cJSON_AddStringToObject(f, "rule", base_rule);
+                cJSON_AddStringToObject(f, "variant", v->cmd);
+                cJSON_AddStringToObject(f, "chain", chain);
+                cJSON_AddStringToObject(f, "variant_decision", sgr_decision_name(r->decision));
+                cJSON_AddStringToObject(f, "variant_rule", r->rule_id);
+                continue;
+            }
+            if (!found_here++)
+                printf("%s: %s\n  %s (%s)\n", c->where, c->cmd, sgr_decision_name(base), base_rule);
+            printf("  -> %s (%s) by %s:\n       %s\n", sgr_decision_name(r->decision), r->rule_id, chain, v->cmd);
+        }
+        ncmd_found += found_here != 0;
+        sgm_list_free(&vl);
+    }
+    if (!rc && o.json) {
+        cJSON *j = cJSON_CreateObject();
+        if (j) {
+            cJSON_AddStringToObject(j, "pack", sgr_str(p->t, p->t->meta->pack_name));
+            cJSON_AddNumberToObject(j, "seed", (double)seed);
+            cJSON_AddNumberToObject(j, "commands", (double)(set.n - nskipped));
+            cJSON_AddNumberToObject(j, "variants", (double)nvariants);
+            cJSON_AddItemToObject(j, "findings", jfind);
+            jfind = NULL;
+            print_json(j);
+        } else {
+            rc = EX_SOFTWARE;
+        }
+    } else if (!rc) {
+        printf("%s: %lu commands, %lu variants (seed %llu): %lu finding%s", sgr_str(p->t, p->t->meta->pack_name),
+               (unsigned long)(set.n - nskipped), nvariants, seed, nfind, nfind == 1 ? "" : "s");
+        if (nfind)
+            printf(" in %lu command%s", ncmd_found, ncmd_found == 1 ? "" : "s");
+        printf("\n");
+        if (nskipped)
+            printf("(%lu tests the pack already allows were skipped: run `shellgate test`)\n", nskipped);
+    }
+    if (rc == EX_SOFTWARE)
+        fprintf(stderr, "%s: out of memory\n", prog_name);
+    cJSON_Delete(jfind);
+    sgr_ctx_free(ctx);
+    fz_free(&set);
+    sg_policy_free(p);
+    sg_free(av);
+    return rc ? rc : nfind ? 1 : 0;
+}
+
 /* ---- dump ---------------------------------------------------------------------- */
 
 static void out_stdout(void *ud, const char *text, size_t len)
@@ -1261,6 +1506,8 @@ int main(int argc, char **argv)
         return cmd_test(argc - 2, argv + 2);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc - 2, argv + 2);
+    if (strcmp(cmd, "fuzz") == 0)
+        return cmd_fuzz(argc - 2, argv + 2);
     if (strcmp(cmd, "approve") == 0)
         return cmd_approve(argc - 2, argv + 2);
     if (strcmp(cmd, "state") == 0)

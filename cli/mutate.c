@@ -1,0 +1,1441 @@
+/* mutate.c - meaning-keeping rewrites of a bash command line (see mutate.h).
+ *
+ * Every rewrite is an edit of the original text at spans found by sgr_sh_parse.
+ * Only top-level simple commands (depth 0) are touched: their words are plain
+ * text of the line, not of a $(...) or a script string.  Each transformation
+ * refuses whatever it cannot rewrite without changing what bash would run; the
+ * list of those refusals is the point of this file, so each says why. */
+#include <string.h>
+#include "cli/mutate.h"
+#include "common/alloc.h"
+#include "common/arena.h"
+#include "runtime/shparse.h"
+
+const char *const sgm_names[SGM__COUNT] = {
+#define X(id, name, doc) name,
+    SGM_TRANSFORMS(X)
+#undef X
+};
+const char *const sgm_docs[SGM__COUNT] = {
+#define X(id, name, doc) doc,
+    SGM_TRANSFORMS(X)
+#undef X
+};
+
+/* ---- small tools ---------------------------------------------------------------- */
+
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform-enough in [0, n); n > 0 */
+static size_t rnd(uint64_t *s, size_t n)
+{
+    return (size_t)(next_rand(s) % n);
+}
+
+typedef struct sb {
+    char *p;
+    size_t n, cap;
+    int oom;
+} sb;
+
+static void sb_add(sb *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 64;
+        while (c < b->n + n + 1)
+            c *= 2;
+        char *q = sg_realloc(b->p, c);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void sb_str(sb *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+static void sb_ch(sb *b, char c)
+{
+    sb_add(b, &c, 1);
+}
+
+/* Hand back the built string as *out: 1, or -1 when building ran out of memory. */
+static int sb_done(sb *b, char **out)
+{
+    if (b->oom || !b->p) {
+        sg_free(b->p);
+        return -1;
+    }
+    *out = b->p;
+    return 1;
+}
+
+static int in_list(const char *s, size_t n, const char *const *list)
+{
+    for (; *list; list++)
+        if (strlen(*list) == n && memcmp(*list, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Reserved words and bash builtins: quoting a reserved word changes what it is, and
+ * a builtin behind env/nice/xargs/a path is a different program (or none). */
+static const char *const keywords[] = {
+    "!", "[[", "]]", "{", "}", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+    "function", "if", "in", "select", "then", "time", "until", "while", "((", NULL
+};
+static const char *const builtins[] = {
+    ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen",
+    "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec",
+    "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let",
+    "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly",
+    "return", "set", "shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type",
+    "typeset", "ulimit", "umask", "unalias", "unset", "wait", NULL
+};
+
+#define W_OPAQUE (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE)
+
+/* A word whose value is fully known, so it can be spelled any other way. */
+static int word_known(const sgr_word *w)
+{
+    return !(w->flags & W_OPAQUE) && strlen(w->text) == w->len;
+}
+
+/* Characters that mean themselves unquoted anywhere in a word.  '=' is left out
+ * of a command name, where NAME=... would become an assignment. */
+static int bare_ok(unsigned char c, int is_cmd)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return 1;
+    if (c == '=')
+        return !is_cmd;
+    return c && strchr("_./,:+@%-", c) != NULL;
+}
+
+static int all_bare(const char *t, size_t n, int is_cmd)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!bare_ok((unsigned char)t[i], is_cmd))
+            return 0;
+    return 1;
+}
+
+/* ---- spelling a word ------------------------------------------------------------ */
+
+enum { ST_BARE, ST_SQ, ST_DQ, ST_BS, ST_ANSIC };
+
+/* The style a character can really take: each style has a character it cannot
+ * hold (a bare special, a backslash-newline, a ' in '...', a ! in "..."). */
+static int fix_style(int st, unsigned char c, int is_cmd)
+{
+    if (st == ST_BARE && !bare_ok(c, is_cmd))
+        return c == '\'' ? ST_BS : ST_SQ;
+    if (st == ST_BS && c == '\n')
+        return ST_SQ;
+    if (st == ST_SQ && c == '\'')
+        return ST_BS;
+    if (st == ST_DQ && c == '!')
+        return ST_SQ;
+    return st;
+}
+
+/* Spell t[0..n) with style[i] for character i; empty quotes (kind '\'' or '"')
+ * go before character empty_at (n: at the end; > n: none).  Every group is closed
+ * before the next begins, so the pieces concatenate into one word. */
+static void spell(sb *b, const char *t, size_t n, const uint8_t *style, int is_cmd, size_t empty_at, char kind)
+{
+    if (n == 0 && empty_at > n) {
+        sb_str(b, "''");
+        return;
+    }
+    size_t i = 0;
+    while (i <= n) {
+        if (i == empty_at) {
+            sb_ch(b, kind);
+            sb_ch(b, kind);
+        }
+        if (i == n)
+            break;
+        int st = fix_style(style ? style[i] : ST_BARE, (unsigned char)t[i], is_cmd);
+        size_t j = i + 1;
+        while (j < n && j != empty_at && fix_style(style ? style[j] : ST_BARE, (unsigned char)t[j], is_cmd) == st)
+            j++;
+        if (st == ST_SQ)
+            sb_ch(b, '\'');
+        else if (st == ST_DQ)
+            sb_ch(b, '"');
+        else if (st == ST_ANSIC)
+            sb_str(b, "$'");
+        for (size_t k = i; k < j; k++) {
+            unsigned char c = (unsigned char)t[k];
+            if (st == ST_BS) {
+                sb_ch(b, '\\');
+            } else if (st == ST_DQ && strchr("$`\"\\", c)) {
+                sb_ch(b, '\\');
+            } else if (st == ST_ANSIC) {
+                char hx[5] = { '\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15], 0 };
+                sb_str(b, hx);
+                continue;
+            }
+            sb_ch(b, (char)c);
+        }
+        if (st == ST_SQ)
+            sb_ch(b, '\'');
+        else if (st == ST_DQ)
+            sb_ch(b, '"');
+        else if (st == ST_ANSIC)
+            sb_ch(b, '\'');
+        i = j;
+    }
+}
+
+/* The plainest spelling: bare where possible, '...' around the rest. */
+static void spell_plain(sb *b, const char *t, size_t n, int is_cmd)
+{
+    spell(b, t, n, NULL, is_cmd, (size_t)-1, 0);
+}
+
+/* ---- the parsed line ------------------------------------------------------------ */
+
+typedef struct line {
+    sg_arena arena;
+    const char *s;
+    size_t len;
+    sgr_cmdline cl;
+    int funcdef;                 /* the line defines a function: names may not be programs */
+} line;
+
+static int line_parse(line *l, const char *s, size_t len)
+{
+    memset(l, 0, sizeof *l);
+    sg_arena_init(&l->arena, 4096);
+    l->s = s;
+    l->len = len;
+    sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
+    int r = sgr_sh_parse(&l->arena, s, len, &lim, &l->cl);
+    if (r == -2)
+        return -1;
+    if (r < 0)
+        return 0;
+    for (uint32_t i = 0; i < l->cl.nseg; i++)
+        if (l->cl.seg[i].flags & SGR_SEG_FUNCDEF)
+            l->funcdef = 1;
+    return 1;
+}
+
+static void line_free(line *l)
+{
+    sg_arena_free(&l->arena);
+}
+
+/* A top-level simple command whose words we may rewrite. */
+static int seg_ok(const line *l, const sgr_segment *s)
+{
+    if (s->nest != SGR_NEST_TOP || s->depth != 0 || s->argc == 0 || (s->flags & SGR_SEG_DYNAMIC))
+        return 0;
+    const sgr_word *w = &s->argv[0];
+    if (in_list(w->text, w->len, keywords))
+        return 0;
+    return s->span.off + s->span.len <= l->len;
+}
+
+/* ... and whose program is a program: a known name, not a builtin or a function,
+ * not reached through a changed PATH. */
+static int seg_prog_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_ok(l, s) || l->funcdef)
+        return 0;
+    const sgr_word *w = &s->argv[0];
+    if (!word_known(w) || !w->len || w->text[0] == '-' || strchr(w->text, '=')
+        || in_list(w->text, w->len, builtins))
+        return 0;
+    for (uint32_t i = 0; i < s->nassigns; i++)
+        if (strncmp(s->assigns[i].text, "PATH=", 5) == 0)
+            return 0;
+    return 1;
+}
+
+static int seg_has_heredoc(const sgr_segment *s)
+{
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].kind == SGR_REDIR_HEREDOC)
+            return 1;
+    return 0;
+}
+
+/* Pick one segment satisfying ok, at random; NULL when none. */
+static const sgr_segment *pick_seg(const line *l, int (*ok)(const line *, const sgr_segment *), uint64_t *rng)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < l->cl.nseg; i++)
+        n += ok(l, &l->cl.seg[i]) != 0;
+    if (!n)
+        return NULL;
+    size_t k = rnd(rng, n);
+    for (uint32_t i = 0; i < l->cl.nseg; i++)
+        if (ok(l, &l->cl.seg[i]) && k-- == 0)
+            return &l->cl.seg[i];
+    return NULL;
+}
+
+/* line with [a, b) replaced by rep[0..n) */
+static int splice(const line *l, size_t a, size_t b, const char *rep, size_t n, char **out)
+{
+    sb o = { 0 };
+    sb_add(&o, l->s, a);
+    sb_add(&o, rep, n);
+    sb_add(&o, l->s + b, l->len - b);
+    return sb_done(&o, out);
+}
+
+static int splice_sb(const line *l, size_t a, size_t b, sb *rep, char **out)
+{
+    if (rep->oom) {
+        sg_free(rep->p);
+        return -1;
+    }
+    int r = splice(l, a, b, rep->p ? rep->p : "", rep->n, out);
+    sg_free(rep->p);
+    return r;
+}
+
+/* ---- word spellings ------------------------------------------------------------- */
+
+typedef struct wref {
+    const sgr_word *w;
+    int is_cmd;
+} wref;
+
+/* A word we may spell another way: known value, and nothing around it that a new
+ * spelling would change (digits right before a redirection operator become an fd). */
+static int word_respellable(const line *l, const sgr_word *w, int is_cmd)
+{
+    if (!word_known(w))
+        return 0;
+    if (is_cmd && in_list(w->text, w->len, keywords))
+        return 0;
+    size_t end = w->span.off + w->span.len;
+    if (end < l->len && (l->s[end] == '<' || l->s[end] == '>')) {
+        size_t i = 0;
+        while (i < w->len && w->text[i] >= '0' && w->text[i] <= '9')
+            i++;
+        if (i == w->len)
+            return 0;
+    }
+    return end <= l->len;
+}
+
+/* Pick a word to respell: half the time the program name. */
+static int pick_word(const line *l, uint64_t *rng, wref *out)
+{
+    size_t n = 0, ncmd = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t want = 0;
+        int cmd_only = 0;
+        if (pass == 1) {
+            if (!n)
+                return 0;
+            cmd_only = ncmd && rnd(rng, 2) == 0;
+            want = rnd(rng, cmd_only ? ncmd : n);
+        }
+        for (uint32_t i = 0; i < l->cl.nseg; i++) {
+            const sgr_segment *s = &l->cl.seg[i];
+            if (!seg_ok(l, s))
+                continue;
+            for (uint32_t j = 0; j < s->argc + s->nredirs; j++) {
+                const sgr_word *w;
+                if (j < s->argc) {
+                    w = &s->argv[j];
+                } else {
+                    const sgr_redir *r = &s->redirs[j - s->argc];
+                    if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_DUP_OUT || r->kind == SGR_REDIR_DUP_IN)
+                        continue;
+                    w = &r->target;
+                }
+                if (!word_respellable(l, w, j == 0))
+                    continue;
+                if (pass == 0) {
+                    n++;
+                    ncmd += j == 0;
+                } else if (!cmd_only || j == 0) {
+                    if (want-- == 0) {
+                        out->w = w;
+                        out->is_cmd = j == 0;
+                        return 1;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int t_respell(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    wref wr;
+    if (!pick_word(l, rng, &wr))
+        return 0;
+    const sgr_word *w = wr.w;
+    size_t n = w->len;
+    uint8_t *st = sg_malloc(n + 1);
+    if (!st)
+        return -1;
+    memset(st, ST_BARE, n + 1);
+    size_t empty_at = (size_t)-1;
+    char kind = 0;
+    if (t == SGM_QUOTE_SPLIT) {
+        empty_at = n >= 2 ? 1 + rnd(rng, n - 1) : rnd(rng, n + 1);
+        kind = rnd(rng, 2) ? '\'' : '"';
+    } else if (t == SGM_BACKSLASH) {
+        if (n == 0) {
+            sg_free(st);
+            return 0;
+        }
+        int mode = (int)rnd(rng, 3);        /* first char, all, or a random few */
+        for (size_t i = 0; i < n; i++)
+            if (mode == 1 || (mode == 0 && i == 0) || (mode == 2 && rnd(rng, 2)))
+                st[i] = ST_BS;
+        if (mode == 2)
+            st[rnd(rng, n)] = ST_BS;
+    } else {
+        if (n == 0) {
+            sg_free(st);
+            return 0;
+        }
+        size_t a = 0, b = n;
+        if (rnd(rng, 2)) {                  /* a part, not the whole word */
+            a = rnd(rng, n);
+            b = a + 1 + rnd(rng, n - a);
+        }
+        for (size_t i = a; i < b; i++)
+            st[i] = t == SGM_DQUOTE ? ST_DQ : ST_ANSIC;
+    }
+    sb rep = { 0 };
+    spell(&rep, w->text, n, st, wr.is_cmd, empty_at, kind);
+    sg_free(st);
+    return splice_sb(l, w->span.off, w->span.off + w->span.len, &rep, out);
+}
+
+/* ---- the program's path ---------------------------------------------------------- */
+
+static const char *const default_bindirs[] = { "/usr/bin", "/bin" };
+
+static int t_path(sgm_transform t, const line *l, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_prog_ok, rng);
+    if (!s || memchr(s->argv[0].text, '/', s->argv[0].len))
+        return 0;
+    const char *const *dirs = o->bindirs ? o->bindirs : default_bindirs;
+    size_t nd = o->bindirs ? o->nbindirs : 2;
+    if (!nd)
+        return 0;
+    const char *d = dirs[rnd(rng, nd)];
+    if (d[0] != '/')
+        return 0;
+    sb path = { 0 };
+    if (t == SGM_REL_PATH) {
+        /* enough ".." to reach / from any working directory of sane depth: ".." of /
+         * is / itself, so extra ones do no harm */
+        for (int i = 0; i < 16; i++)
+            sb_str(&path, "../");
+        sb_str(&path, d + 1);
+        sb_ch(&path, '/');
+    } else {
+        int form = (int)rnd(rng, 4);
+        if (form == 1)
+            sb_ch(&path, '/');              /* //usr/bin: Linux treats // as / */
+        sb_str(&path, d);
+        sb_str(&path, form == 2 ? "/./" : form == 3 ? "//" : "/");
+    }
+    sb_add(&path, s->argv[0].text, s->argv[0].len);
+    if (path.oom) {
+        sg_free(path.p);
+        return -1;
+    }
+    sb rep = { 0 };
+    spell_plain(&rep, path.p, path.n, 1);
+    sg_free(path.p);
+    const sgr_word *w = &s->argv[0];
+    return splice_sb(l, w->span.off, w->span.off + w->span.len, &rep, out);
+}
+
+/* ---- wrappers -------------------------------------------------------------------- */
+
+static int t_prefix(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_prog_ok, rng);
+    if (!s)
+        return 0;
+    const char *pre = t == SGM_ENV ? "env " : t == SGM_NICE ? "nice " : t == SGM_TIMEOUT ? "timeout 5 " : "command ";
+    return splice(l, s->argv[0].span.off, s->argv[0].span.off, pre, strlen(pre), out);
+}
+
+/* No $-expansion anywhere in the command: a script string runs in a new shell that
+ * has none of this shell's unexported variables. */
+static int seg_script_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_prog_ok(l, s) || seg_has_heredoc(s))
+        return 0;
+    for (uint32_t i = 0; i < s->argc; i++)
+        if (s->argv[i].flags & SGR_W_UNKNOWN)
+            return 0;
+    for (uint32_t i = 0; i < s->nassigns; i++)
+        if (s->assigns[i].flags & SGR_W_UNKNOWN)
+            return 0;
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].target.flags & SGR_W_UNKNOWN)
+            return 0;
+    return 1;
+}
+
+/* ... and nothing that dash reads differently from bash */
+static int seg_posix_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_script_ok(l, s))
+        return 0;
+    const char *p = l->s + s->span.off;
+    size_t n = s->span.len;
+    for (size_t i = 0; i < n; i++) {
+        if (strchr("${}()`!", p[i]))
+            return 0;
+        if (p[i] == '&' && i + 1 < n && p[i + 1] == '>')
+            return 0;
+        if (p[i] == '<' && i + 2 < n && p[i + 1] == '<' && p[i + 2] == '<')
+            return 0;
+    }
+    return 1;
+}
+
+static int t_script(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, t == SGM_SH_C ? seg_posix_ok : seg_script_ok, rng);
+    if (!s)
+        return 0;
+    sb rep = { 0 };
+    sb_str(&rep, t == SGM_SH_C ? "sh -c '" : "bash -c '");
+    for (uint32_t i = 0; i < s->span.len; i++) {
+        char c = l->s[s->span.off + i];
+        if (c == '\'')
+            sb_str(&rep, "'\\''");
+        else
+            sb_ch(&rep, c);
+    }
+    sb_ch(&rep, '\'');
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
+/* Alone in its pipeline (xargs takes the pipe's place), no redirections (they would
+ * apply to xargs, in another order with respect to the pipe). */
+static int seg_xargs_ok(const line *l, const sgr_segment *s)
+{
+    /* assignments would apply to printf, not to the program */
+    return seg_prog_ok(l, s) && s->pipe_len == 1 && s->nredirs == 0 && s->nassigns == 0 && s->argc >= 2;
+}
+
+static int t_xargs(const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_xargs_ok, rng);
+    if (!s)
+        return 0;
+    /* move the last k arguments; each must be exactly one field */
+    uint32_t k = 1 + (uint32_t)rnd(rng, s->argc - 1), first = s->argc - k;
+    int plain = 1;
+    for (uint32_t i = first; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        if (w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE) || strlen(w->text) != w->len)
+            return 0;
+        if (!(w->len && all_bare(w->text, w->len, 0) && !(w->flags & (SGR_W_QUOTED | SGR_W_TILDE))))
+            plain = 0;
+    }
+    /* xargs without -0 splits on blanks and reads quotes: only for plain words */
+    sb rep = { 0 };
+    sb_str(&rep, plain && rnd(rng, 2) ? "printf '%s\\n'" : "printf '%s\\0'");
+    int nul = rep.p && strstr(rep.p, "\\0") != NULL;
+    for (uint32_t i = first; i < s->argc; i++) {
+        sb_ch(&rep, ' ');
+        sb_add(&rep, l->s + s->argv[i].span.off, s->argv[i].span.len);
+    }
+    sb_str(&rep, nul ? " | xargs -0 " : " | xargs ");
+    size_t a = s->span.off, b = s->argv[first - 1].span.off + s->argv[first - 1].span.len;
+    sb_add(&rep, l->s + a, b - a);
+    return splice_sb(l, a, s->argv[s->argc - 1].span.off + s->argv[s->argc - 1].span.len, &rep, out);
+}
+
+/* A subshell keeps cd, variables and the like to itself: programs only. */
+static int seg_group_ok(const line *l, const sgr_segment *s)
+{
+    return seg_ok(l, s) && !seg_has_heredoc(s);
+}
+
+static int t_group(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, t == SGM_SUBSHELL ? seg_prog_ok : seg_group_ok, rng);
+    if (!s || seg_has_heredoc(s))
+        return 0;
+    sb rep = { 0 };
+    /* "((" would open an arithmetic command: `(rm x)` -> `( ( rm x ) )` */
+    if (s->span.off > 0 && l->s[s->span.off - 1] == '(')
+        sb_ch(&rep, ' ');
+    sb_str(&rep, t == SGM_SUBSHELL ? "( " : "{ ");
+    sb_add(&rep, l->s + s->span.off, s->span.len);
+    sb_str(&rep, t == SGM_SUBSHELL ? " )" : "; }");
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
+/* ---- options of known programs --------------------------------------------------- */
+
+typedef struct optspec {
+    char s;                      /* short letter, or 0 */
+    const char *l;               /* long name without "--", or NULL */
+    uint8_t val;                 /* 0 none, 1 required value, 2 optional value attached only */
+} optspec;
+
+typedef struct progspec {
+    const char *prog, *sub;      /* sub: the subcommand argv[1] must be, or NULL */
+    const optspec *opts;         /* ends with { 0, NULL, 0 } */
+    uint8_t eq;                  /* --opt=value accepted */
+    uint8_t attached;            /* -oVALUE accepted */
+    const char *const *all_long; /* every long option, for safe abbreviations; NULL: none */
+} progspec;
+
+/* GNU coreutils 9 rm, complete: an abbreviation is safe only if no other option
+ * shares the prefix. */
+static const char *const rm_long[] = {
+    "force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "recursive", "dir",
+    "verbose", "help", "version", "-presume-input-tty", NULL
+};
+static const optspec o_rm[] = {
+    { 'r', "recursive", 0 }, { 'R', "recursive", 0 }, { 'f', "force", 0 }, { 'i', "interactive", 0 },
+    { 'd', "dir", 0 }, { 'v', "verbose", 0 }, { 'I', NULL, 0 }, { 0, "no-preserve-root", 0 },
+    { 0, "preserve-root", 0 }, { 0, "one-file-system", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_cp[] = {
+    { 'r', "recursive", 0 }, { 'R', "recursive", 0 }, { 'f', "force", 0 }, { 'i', "interactive", 0 },
+    { 'v', "verbose", 0 }, { 'a', "archive", 0 }, { 'n', "no-clobber", 0 }, { 'l', "link", 0 },
+    { 's', "symbolic-link", 0 }, { 'L', "dereference", 0 }, { 'P', "no-dereference", 0 },
+    { 'x', "one-file-system", 0 }, { 't', "target-directory", 1 }, { 'S', "suffix", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_mv[] = {
+    { 'f', "force", 0 }, { 'i', "interactive", 0 }, { 'n', "no-clobber", 0 }, { 'v', "verbose", 0 },
+    { 'T', "no-target-directory", 0 }, { 't', "target-directory", 1 }, { 'S', "suffix", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_grep[] = {
+    { 'r', "recursive", 0 }, { 'R', "dereference-recursive", 0 }, { 'i', "ignore-case", 0 },
+    { 'n', "line-number", 0 }, { 'l', "files-with-matches", 0 }, { 'L', "files-without-match", 0 },
+    { 'v', "invert-match", 0 }, { 'c', "count", 0 }, { 'w', "word-regexp", 0 }, { 'x', "line-regexp", 0 },
+    { 'E', "extended-regexp", 0 }, { 'F', "fixed-strings", 0 }, { 'q', "quiet", 0 }, { 's', "no-messages", 0 },
+    { 'h', "no-filename", 0 }, { 'H', "with-filename", 0 }, { 'o', "only-matching", 0 },
+    { 'e', "regexp", 1 }, { 'f', "file", 1 }, { 'm', "max-count", 1 }, { 'A', "after-context", 1 },
+    { 'B', "before-context", 1 }, { 'C', "context", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_curl[] = {
+    { 's', "silent", 0 }, { 'S', "show-error", 0 }, { 'L', "location", 0 }, { 'k', "insecure", 0 },
+    { 'f', "fail", 0 }, { 'O', "remote-name", 0 }, { 'v', "verbose", 0 }, { 'i', "include", 0 },
+    { 'I', "head", 0 }, { 'o', "output", 1 }, { 'X', "request", 1 }, { 'd', "data", 1 }, { 'H', "header", 1 },
+    { 'u', "user", 1 }, { 'T', "upload-file", 1 }, { 'F', "form", 1 }, { 'x', "proxy", 1 },
+    { 'A', "user-agent", 1 }, { 'e', "referer", 1 }, { 'b', "cookie", 1 }, { 'c', "cookie-jar", 1 },
+    { 'K', "config", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_wget[] = {
+    { 'q', "quiet", 0 }, { 'v', "verbose", 0 }, { 'c', "continue", 0 }, { 'N', "timestamping", 0 },
+    { 'r', "recursive", 0 }, { 'k', "convert-links", 0 }, { 'p', "page-requisites", 0 },
+    { 'O', "output-document", 1 }, { 'o', "output-file", 1 }, { 'P', "directory-prefix", 1 },
+    { 'U', "user-agent", 1 }, { 't', "tries", 1 }, { 'T', "timeout", 1 }, { 'i', "input-file", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_git_push[] = {
+    { 'f', "force", 0 }, { 'u', "set-upstream", 0 }, { 'n', "dry-run", 0 }, { 'v', "verbose", 0 },
+    { 'q', "quiet", 0 }, { 'd', "delete", 0 }, { 0, "mirror", 0 }, { 0, "all", 0 }, { 0, "tags", 0 },
+    { 0, NULL, 0 }
+};
+static const optspec o_git_clean[] = {
+    { 'f', "force", 0 }, { 'd', NULL, 0 }, { 'x', NULL, 0 }, { 'X', NULL, 0 }, { 'n', "dry-run", 0 },
+    { 'q', "quiet", 0 }, { 'e', "exclude", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_git_reset[] = {
+    { 'q', "quiet", 0 }, { 0, "hard", 0 }, { 0, "soft", 0 }, { 0, "mixed", 0 }, { 0, "merge", 0 },
+    { 0, "keep", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_git_add[] = {
+    { 'f', "force", 0 }, { 'A', "all", 0 }, { 'n', "dry-run", 0 }, { 'v', "verbose", 0 }, { 'u', "update", 0 },
+    { 'N', "intent-to-add", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_git_commit[] = {
+    { 'a', "all", 0 }, { 'n', "no-verify", 0 }, { 'q', "quiet", 0 }, { 'v', "verbose", 0 },
+    { 's', "signoff", 0 }, { 'm', "message", 1 }, { 'F', "file", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_git_branch[] = {
+    { 'd', "delete", 0 }, { 'f', "force", 0 }, { 'D', NULL, 0 }, { 'q', "quiet", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_chmod[] = {
+    { 'R', "recursive", 0 }, { 'v', "verbose", 0 }, { 'f', "silent", 0 }, { 'c', "changes", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_chown[] = {
+    { 'R', "recursive", 0 }, { 'v', "verbose", 0 }, { 'f', "silent", 0 }, { 'c', "changes", 0 },
+    { 'h', "no-dereference", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_rsync[] = {
+    { 'a', "archive", 0 }, { 'v', "verbose", 0 }, { 'z', "compress", 0 }, { 'r', "recursive", 0 },
+    { 'n', "dry-run", 0 }, { 'u', "update", 0 }, { 'h', "human-readable", 0 }, { 'q', "quiet", 0 },
+    { 'l', "links", 0 }, { 'p', "perms", 0 }, { 't', "times", 0 }, { 'g', "group", 0 }, { 'o', "owner", 0 },
+    { 'H', "hard-links", 0 }, { 'x', "one-file-system", 0 }, { 'P', NULL, 0 }, { 0, "delete", 0 },
+    { 0, "remove-source-files", 0 }, { 'e', "rsh", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_sort[] = {
+    { 'r', "reverse", 0 }, { 'n', "numeric-sort", 0 }, { 'u', "unique", 0 }, { 'f', "ignore-case", 0 },
+    { 'b', "ignore-leading-blanks", 0 }, { 'h', "human-numeric-sort", 0 }, { 'V', "version-sort", 0 },
+    { 's', "stable", 0 }, { 'o', "output", 1 }, { 'k', "key", 1 }, { 't', "field-separator", 1 },
+    { 'T', "temporary-directory", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_sed[] = {
+    { 'n', "quiet", 0 }, { 'E', "regexp-extended", 0 }, { 'r', "regexp-extended", 0 }, { 's', "separate", 0 },
+    { 'z', "null-data", 0 }, { 'u', "unbuffered", 0 }, { 'i', "in-place", 2 }, { 'e', "expression", 1 },
+    { 'f', "file", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_mkdir[] = {
+    { 'p', "parents", 0 }, { 'v', "verbose", 0 }, { 'm', "mode", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_ln[] = {
+    { 's', "symbolic", 0 }, { 'f', "force", 0 }, { 'v', "verbose", 0 }, { 'n', "no-dereference", 0 },
+    { 'r', "relative", 0 }, { 'T', "no-target-directory", 0 }, { 't', "target-directory", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_shred[] = {
+    { 'f', "force", 0 }, { 'u', "remove", 0 }, { 'z', "zero", 0 }, { 'v', "verbose", 0 },
+    { 'n', "iterations", 1 }, { 0, NULL, 0 }
+};
+static const optspec o_docker_rm[] = {
+    { 'f', "force", 0 }, { 'v', "volumes", 0 }, { 'l', "link", 0 }, { 0, NULL, 0 }
+};
+static const optspec o_pip_install[] = {
+    { 'U', "upgrade", 0 }, { 'q', "quiet", 0 }, { 'v', "verbose", 0 }, { 'r', "requirement", 1 },
+    { 'e', "editable", 1 }, { 't', "target", 1 }, { 0, NULL, 0 }
+};
+
+static const progspec progs[] = {
+    { "rm", NULL, o_rm, 1, 1, rm_long },
+    { "cp", NULL, o_cp, 1, 1, NULL },
+    { "mv", NULL, o_mv, 1, 1, NULL },
+    { "grep", NULL, o_grep, 1, 1, NULL },
+    { "egrep", NULL, o_grep, 1, 1, NULL },
+    { "fgrep", NULL, o_grep, 1, 1, NULL },
+    { "curl", NULL, o_curl, 0, 1, NULL },            /* curl has no --opt=value */
+    { "wget", NULL, o_wget, 1, 1, NULL },
+    { "git", "push", o_git_push, 1, 1, NULL },
+    { "git", "clean", o_git_clean, 1, 1, NULL },
+    { "git", "reset", o_git_reset, 1, 1, NULL },
+    { "git", "add", o_git_add, 1, 1, NULL },
+    { "git", "commit", o_git_commit, 1, 1, NULL },
+    { "git", "branch", o_git_branch, 1, 1, NULL },
+    { "chmod", NULL, o_chmod, 1, 1, NULL },
+    { "chown", NULL, o_chown, 1, 1, NULL },
+    { "chgrp", NULL, o_chown, 1, 1, NULL },
+    { "rsync", NULL, o_rsync, 1, 1, NULL },
+    { "sort", NULL, o_sort, 1, 1, NULL },
+    { "sed", NULL, o_sed, 1, 1, NULL },
+    { "mkdir", NULL, o_mkdir, 1, 1, NULL },
+    { "ln", NULL, o_ln, 1, 1, NULL },
+    { "shred", NULL, o_shred, 1, 1, NULL },
+    { "docker", "rm", o_docker_rm, 1, 1, NULL },
+    { "pip", "install", o_pip_install, 1, 1, NULL },
+    { "pip3", "install", o_pip_install, 1, 1, NULL },
+};
+
+static const progspec *find_prog(const sgr_segment *s)
+{
+    const sgr_word *w = &s->argv[0];
+    if (!word_known(w))
+        return NULL;
+    const char *base = strrchr(w->text, '/');
+    base = base ? base + 1 : w->text;
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        if (strcmp(progs[i].prog, base) != 0)
+            continue;
+        if (!progs[i].sub)
+            return &progs[i];
+        if (s->argc > 1 && word_known(&s->argv[1]) && strcmp(s->argv[1].text, progs[i].sub) == 0)
+            return &progs[i];
+    }
+    return NULL;
+}
+
+static const optspec *find_short(const progspec *p, char c)
+{
+    for (const optspec *o = p->opts; o->s || o->l; o++)
+        if (o->s == c)
+            return o;
+    return NULL;
+}
+
+static const optspec *find_long(const progspec *p, const char *name, size_t n)
+{
+    for (const optspec *o = p->opts; o->s || o->l; o++)
+        if (o->l && strlen(o->l) == n && memcmp(o->l, name, n) == 0)
+            return o;
+    return NULL;
+}
+
+/* An option word the scan understood. */
+typedef struct optw {
+    uint32_t idx;                /* argv index */
+    int is_long;
+    const optspec *lo;           /* long: its spec */
+    int has_eq;                  /* long: --name=value */
+    int val_next;                /* the value is the next word (idx + 1) */
+    int all_noval;               /* short cluster: every letter takes no value */
+} optw;
+
+#define MAX_OPTW 64
+
+/* Scan the options of a known program (GNU style: options may follow operands)
+ * up to "--" or the first word we cannot read for sure: an unknown option may take
+ * a value, and a word with expansions may turn out to be an option. */
+static size_t scan_opts(const sgr_segment *s, const progspec *p, optw *out)
+{
+    size_t n = 0;
+    for (uint32_t i = p->sub ? 2 : 1; i < s->argc && n < MAX_OPTW; i++) {
+        const sgr_word *w = &s->argv[i];
+        if (!word_known(w))
+            break;
+        const char *t = w->text;
+        if (strcmp(t, "--") == 0)
+            break;
+        if (t[0] != '-' || t[1] == '\0')
+            continue;                       /* an operand */
+        optw ow;
+        memset(&ow, 0, sizeof ow);
+        ow.idx = i;
+        if (t[1] == '-') {
+            const char *eq = strchr(t + 2, '=');
+            size_t nl = eq ? (size_t)(eq - t - 2) : strlen(t + 2);
+            const optspec *o = find_long(p, t + 2, nl);
+            if (!o || (eq && (o->val == 0 || !p->eq)))
+                break;
+            ow.is_long = 1;
+            ow.lo = o;
+            ow.has_eq = eq != NULL;
+            ow.val_next = o->val == 1 && !eq;
+        } else {
+            int ok = 1;
+            ow.all_noval = 1;
+            for (const char *c = t + 1; *c; c++) {
+                const optspec *o = find_short(p, *c);
+                if (!o) {
+                    ok = 0;
+                    break;
+                }
+                if (o->val) {
+                    ow.all_noval = 0;
+                    if (o->val == 1 && c[1] == '\0')
+                        ow.val_next = 1;
+                    if (o->val == 1 && c[1] && !p->attached)
+                        ok = 0;
+                    break;                  /* the rest is its value */
+                }
+            }
+            if (!ok)
+                break;
+        }
+        if (ow.val_next && (i + 1 >= s->argc || !word_known(&s->argv[i + 1])))
+            break;
+        out[n++] = ow;
+        if (ow.val_next)
+            i++;
+    }
+    return n;
+}
+
+/* Segments with a known program whose scan found at least one option. */
+static int seg_opts_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_ok(l, s))
+        return 0;
+    const progspec *p = find_prog(s);
+    optw ow[MAX_OPTW];
+    return p && scan_opts(s, p, ow) > 0;
+}
+
+static size_t wend(const sgr_word *w)
+{
+    return w->span.off + w->span.len;
+}
+
+/* Replace argv[a..b] (inclusive) of s by rep. */
+static int replace_words(const line *l, const sgr_segment *s, uint32_t a, uint32_t b, sb *rep, char **out)
+{
+    return splice_sb(l, s->argv[a].span.off, wend(&s->argv[b]), rep, out);
+}
+
+static int t_options(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_opts_ok, rng);
+    if (!s)
+        return 0;
+    const progspec *p = find_prog(s);
+    optw ow[MAX_OPTW];
+    size_t n = scan_opts(s, p, ow);
+    /* candidates for t, then one at random */
+    size_t cand[MAX_OPTW], nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const optw *o = &ow[i];
+        const char *tx = s->argv[o->idx].text;
+        size_t tl = s->argv[o->idx].len;
+        int ok = 0;
+        switch (t) {
+        case SGM_FLAG_SPLIT:
+            ok = !o->is_long && tl >= 3 && find_short(p, tx[1])->val == 0;
+            break;
+        case SGM_FLAG_CLUSTER:
+            ok = !o->is_long && o->all_noval && i + 1 < n && !ow[i + 1].is_long && ow[i + 1].idx == o->idx + 1;
+            break;
+        case SGM_LONG_OPT:
+            if (!o->is_long)
+                for (size_t k = 1; k < tl; k++) {
+                    const optspec *sp = find_short(p, tx[k]);
+                    if (sp->l && (!(sp->val && k + 1 < tl) || p->eq))
+                        ok = 1;
+                    if (sp->val)
+                        break;
+                }
+            break;
+        case SGM_SHORT_OPT:
+            ok = o->is_long && o->lo->s && (!o->has_eq || p->attached);
+            break;
+        case SGM_LONG_ABBREV:
+            ok = o->is_long && p->all_long;
+            break;
+        case SGM_OPT_SPLIT:
+            if (o->is_long)
+                ok = o->has_eq && o->lo->val == 1;
+            else if (!o->all_noval && !o->val_next)
+                for (size_t k = 1; k < tl; k++) {
+                    const optspec *sp = find_short(p, tx[k]);
+                    if (sp->val) {
+                        ok = sp->val == 1 && k + 1 < tl;
+                        break;
+                    }
+                }
+            break;
+        case SGM_OPT_JOIN:
+            ok = o->val_next && s->argv[o->idx + 1].len > 0 && (!o->is_long || p->eq)
+                 && (o->is_long || p->attached);
+            break;
+        default:
+            break;
+        }
+        if (ok)
+            cand[nc++] = i;
+    }
+    if (!nc)
+        return 0;
+    size_t ci = cand[rnd(rng, nc)];
+    const optw *o = &ow[ci];
+    const sgr_word *w = &s->argv[o->idx];
+    const char *tx = w->text;
+    size_t tl = w->len;
+    sb rep = { 0 };
+    switch (t) {
+    case SGM_FLAG_SPLIT: {
+        /* split before any letter up to (and including) the first value letter */
+        size_t lim = tl;
+        for (size_t k = 1; k < tl; k++)
+            if (find_short(p, tx[k])->val) {
+                lim = k + 1;
+                break;
+            }
+        size_t at = 2 + rnd(rng, lim - 2);   /* first piece: tx[1..at) */
+        if (at >= tl)
+            at = tl - 1;
+        sb_ch(&rep, '-');
+        sb_add(&rep, tx + 1, at - 1);
+        sb_str(&rep, " -");
+        sb_add(&rep, tx + at, tl - at);
+        sb txt = rep;
+        memset(&rep, 0, sizeof rep);
+        /* the attached value may need quoting: respell the second piece */
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        size_t sp = (size_t)(strstr(txt.p, " -") - txt.p);
+        spell_plain(&rep, txt.p, sp, 0);
+        sb_ch(&rep, ' ');
+        spell_plain(&rep, txt.p + sp + 1, txt.n - sp - 1, 0);
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx, &rep, out);
+    }
+    case SGM_FLAG_CLUSTER: {
+        const sgr_word *w2 = &s->argv[o->idx + 1];
+        sb txt = { 0 };
+        sb_add(&txt, tx, tl);
+        sb_add(&txt, w2->text + 1, w2->len - 1);
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        spell_plain(&rep, txt.p, txt.n, 0);
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx + 1, &rep, out);
+    }
+    case SGM_LONG_OPT: {
+        size_t ks[64], nk = 0;
+        for (size_t k = 1; k < tl && nk < 64; k++) {
+            const optspec *sp = find_short(p, tx[k]);
+            if (sp->l && (!(sp->val && k + 1 < tl) || p->eq))
+                ks[nk++] = k;
+            if (sp->val)
+                break;
+        }
+        size_t k = ks[rnd(rng, nk)];
+        const optspec *sp = find_short(p, tx[k]);
+        sb txt = { 0 };
+        if (k > 1) {
+            sb_add(&txt, tx, k);
+            sb_ch(&txt, ' ');
+        }
+        size_t cut = txt.n;
+        sb_str(&txt, "--");
+        sb_str(&txt, sp->l);
+        int attached = sp->val && k + 1 < tl;
+        if (attached) {
+            sb_ch(&txt, '=');
+            sb_add(&txt, tx + k + 1, tl - k - 1);
+        } else if (k + 1 < tl) {
+            sb_str(&txt, " -");
+            sb_add(&txt, tx + k + 1, tl - k - 1);
+        }
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        /* pieces are separated by the spaces we put in; only the value can hold one */
+        size_t a = 0;
+        while (a < txt.n) {
+            size_t b = a;
+            if (attached && a >= cut)
+                b = txt.n;
+            else
+                while (b < txt.n && txt.p[b] != ' ')
+                    b++;
+            if (a)
+                sb_ch(&rep, ' ');
+            spell_plain(&rep, txt.p + a, b - a, 0);
+            a = b + 1;
+        }
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx, &rep, out);
+    }
+    case SGM_SHORT_OPT: {
+        sb txt = { 0 };
+        sb_ch(&txt, '-');
+        sb_ch(&txt, o->lo->s);
+        if (o->has_eq) {
+            const char *eq = strchr(tx, '=');
+            if (eq[1] == '\0') {
+                /* -o'' is just -o: the next word would become its value */
+                sg_free(txt.p);
+                return 0;
+            }
+            sb_add(&txt, eq + 1, tl - (size_t)(eq + 1 - tx));
+        }
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        spell_plain(&rep, txt.p, txt.n, 0);
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx, &rep, out);
+    }
+    case SGM_LONG_ABBREV: {
+        const char *eq = strchr(tx, '=');
+        size_t nl = eq ? (size_t)(eq - tx - 2) : tl - 2;
+        /* the shortest prefix no other long option starts with, then 0-2 letters more */
+        size_t min = 1;
+        for (const char *const *a = p->all_long; *a; a++) {
+            if (strlen(*a) == nl && memcmp(*a, tx + 2, nl) == 0)
+                continue;
+            size_t c = 0;
+            while (c < nl && (*a)[c] == tx[2 + c])
+                c++;
+            if (c == nl)
+                return 0;                   /* a prefix of another option itself */
+            if (c + 1 > min)
+                min = c + 1;
+        }
+        if (min < 2)
+            min = 2;
+        if (min >= nl)
+            return 0;
+        /* drop one or two letters: long enough to read, short enough to differ */
+        size_t keep = nl - 1 - rnd(rng, 2);
+        if (keep < min)
+            keep = min;
+        sb txt = { 0 };
+        sb_str(&txt, "--");
+        sb_add(&txt, tx + 2, keep);
+        if (eq)
+            sb_add(&txt, eq, tl - (size_t)(eq - tx));
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        spell_plain(&rep, txt.p, txt.n, 0);
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx, &rep, out);
+    }
+    case SGM_OPT_SPLIT: {
+        size_t at;
+        if (o->is_long) {
+            at = (size_t)(strchr(tx, '=') - tx);
+            spell_plain(&rep, tx, at, 0);
+            at++;
+        } else {
+            at = 1;
+            while (!find_short(p, tx[at])->val)
+                at++;
+            at++;
+            spell_plain(&rep, tx, at, 0);
+        }
+        sb_ch(&rep, ' ');
+        spell_plain(&rep, tx + at, tl - at, 0);
+        return replace_words(l, s, o->idx, o->idx, &rep, out);
+    }
+    case SGM_OPT_JOIN: {
+        const sgr_word *v = &s->argv[o->idx + 1];
+        sb txt = { 0 };
+        sb_add(&txt, tx, tl);
+        if (o->is_long)
+            sb_ch(&txt, '=');
+        sb_add(&txt, v->text, v->len);
+        if (txt.oom) {
+            sg_free(txt.p);
+            return -1;
+        }
+        spell_plain(&rep, txt.p, txt.n, 0);
+        sg_free(txt.p);
+        return replace_words(l, s, o->idx, o->idx + 1, &rep, out);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- blanks, continuations, redirections ---------------------------------------- */
+
+/* Is the text between two words nothing but blanks? */
+static int gap_blank(const line *l, size_t a, size_t b)
+{
+    if (b <= a)
+        return 0;
+    for (size_t i = a; i < b; i++)
+        if (l->s[i] != ' ' && l->s[i] != '\t')
+            return 0;
+    return 1;
+}
+
+static int t_line_cont(const line *l, uint64_t *rng, char **out)
+{
+    /* positions: after a word followed by blanks, or inside a bare word */
+    size_t pos[512], np = 0;
+    for (uint32_t i = 0; i < l->cl.nseg; i++) {
+        const sgr_segment *s = &l->cl.seg[i];
+        if (!seg_ok(l, s))
+            continue;
+        for (uint32_t j = 0; j < s->argc && np < 500; j++) {
+            const sgr_word *w = &s->argv[j];
+            if (j + 1 < s->argc && gap_blank(l, wend(w), s->argv[j + 1].span.off))
+                pos[np++] = wend(w) | ((size_t)1 << 62);
+            if (w->len == w->span.len && w->len >= 2 && !w->flags && all_bare(w->text, w->len, 0)
+                && memcmp(w->text, l->s + w->span.off, w->len) == 0)
+                pos[np++] = w->span.off + 1 + rnd(rng, w->len - 1);
+        }
+    }
+    if (!np)
+        return 0;
+    size_t p = pos[rnd(rng, np)];
+    int between = (p >> 62) & 1;
+    p &= ~((size_t)1 << 62);
+    return splice(l, p, p, between ? " \\\n" : "\\\n", between ? 3 : 2, out);
+}
+
+static int t_ifs(const line *l, uint64_t *rng, char **out)
+{
+    size_t gaps[512][2], ng = 0;
+    for (uint32_t i = 0; i < l->cl.nseg; i++) {
+        const sgr_segment *s = &l->cl.seg[i];
+        if (!seg_ok(l, s))
+            continue;
+        for (uint32_t j = 0; j + 1 < s->argc && ng < 512; j++) {
+            const sgr_word *a = &s->argv[j], *b = &s->argv[j + 1];
+            /* a word joined to a brace expansion or a ~ would change them; an empty
+             * word would vanish; a trailing $ would become $$ */
+            if ((a->flags | b->flags) & (SGR_W_BRACE | SGR_W_TILDE) || !a->len || !b->len)
+                continue;
+            if (memchr(l->s + a->span.off, '~', a->span.len) || memchr(l->s + b->span.off, '~', b->span.len)
+                || l->s[wend(a) - 1] == '$' || !gap_blank(l, wend(a), b->span.off))
+                continue;
+            gaps[ng][0] = wend(a);
+            gaps[ng][1] = b->span.off;
+            ng++;
+        }
+    }
+    if (!ng)
+        return 0;
+    size_t k = rnd(rng, ng);
+    return splice(l, gaps[k][0], gaps[k][1], "${IFS}", 6, out);
+}
+
+/* The text of a redirection: from its fd number or operator to the end of its
+ * target.  0 when it cannot be cut out cleanly ({var}> forms, heredocs). */
+static int redir_extent(const line *l, const sgr_redir *r, size_t *a, size_t *b)
+{
+    if (r->kind == SGR_REDIR_HEREDOC)
+        return 0;
+    size_t i = r->target.span.off;
+    while (i > 0 && (l->s[i - 1] == ' ' || l->s[i - 1] == '\t'))
+        i--;
+    size_t ops = 0;
+    while (i > 0 && strchr("<>&|", l->s[i - 1]) && ops < 3) {
+        i--;
+        ops++;
+    }
+    if (!ops)
+        return 0;
+    if (r->fd >= 0) {
+        while (i > 0 && l->s[i - 1] >= '0' && l->s[i - 1] <= '9')
+            i--;
+    }
+    if (i > 0 && l->s[i - 1] == '}')
+        return 0;
+    *a = i;
+    *b = wend(&r->target);
+    return 1;
+}
+
+/* One redirection, written inside the command (not inherited from `{ ...; } >f`):
+ * moving one among several would change their order, which matters (2>&1 >f). */
+static int seg_redir_ok(const line *l, const sgr_segment *s)
+{
+    size_t a, b;
+    return seg_ok(l, s) && s->nredirs == 1 && redir_extent(l, &s->redirs[0], &a, &b) && a >= s->span.off
+           && b <= s->span.off + s->span.len;
+}
+
+static int t_redir_move(const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_redir_ok, rng);
+    if (!s)
+        return 0;
+    size_t a, b;
+    redir_extent(l, &s->redirs[0], &a, &b);
+    /* to the front of the command or after any of its words, but not where it is */
+    size_t cand[256], nc = 0;
+    for (uint32_t k = 0; k <= s->argc && nc < 256; k++) {
+        size_t p = k == 0 ? s->span.off : wend(&s->argv[k - 1]);
+        if ((p >= a && p <= b) || (p < a && (gap_blank(l, p, a) || p == a)) || (p > b && gap_blank(l, b, p)))
+            continue;
+        cand[nc++] = p;
+    }
+    if (!nc)
+        return 0;
+    size_t at = cand[rnd(rng, nc)];
+    sb o = { 0 };
+    if (at < a) {
+        sb_add(&o, l->s, at);
+        if (at != s->span.off)
+            sb_ch(&o, ' ');
+        sb_add(&o, l->s + a, b - a);
+        sb_ch(&o, ' ');
+        sb_add(&o, l->s + at, a - at);
+        sb_add(&o, l->s + b, l->len - b);
+    } else {
+        sb_add(&o, l->s, a);
+        sb_add(&o, l->s + b, at - b);
+        sb_ch(&o, ' ');
+        sb_add(&o, l->s + a, b - a);
+        sb_ch(&o, ' ');
+        sb_add(&o, l->s + at, l->len - at);
+    }
+    return sb_done(&o, out);
+}
+
+/* ---- entry points ---------------------------------------------------------------- */
+
+int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    sgm_opts dflt;
+    memset(&dflt, 0, sizeof dflt);
+    if (!o)
+        o = &dflt;
+    *out = NULL;
+    line l;
+    int r = line_parse(&l, cmd, len);
+    if (r <= 0) {
+        line_free(&l);
+        return r;
+    }
+    switch (t) {
+    case SGM_QUOTE_SPLIT:
+    case SGM_BACKSLASH:
+    case SGM_DQUOTE:
+    case SGM_ANSIC:
+        r = t_respell(t, &l, rng, out);
+        break;
+    case SGM_ABS_PATH:
+    case SGM_REL_PATH:
+        r = t_path(t, &l, o, rng, out);
+        break;
+    case SGM_ENV:
+    case SGM_NICE:
+    case SGM_TIMEOUT:
+    case SGM_COMMAND:
+        r = t_prefix(t, &l, rng, out);
+        break;
+    case SGM_SH_C:
+    case SGM_BASH_C:
+        r = t_script(t, &l, rng, out);
+        break;
+    case SGM_XARGS:
+        r = t_xargs(&l, rng, out);
+        break;
+    case SGM_SUBSHELL:
+    case SGM_BRACE:
+        r = t_group(t, &l, rng, out);
+        break;
+    case SGM_FLAG_SPLIT:
+    case SGM_FLAG_CLUSTER:
+    case SGM_LONG_OPT:
+    case SGM_SHORT_OPT:
+    case SGM_LONG_ABBREV:
+    case SGM_OPT_SPLIT:
+    case SGM_OPT_JOIN:
+        r = t_options(t, &l, rng, out);
+        break;
+    case SGM_LINE_CONT:
+        r = t_line_cont(&l, rng, out);
+        break;
+    case SGM_REDIR_MOVE:
+        r = t_redir_move(&l, rng, out);
+        break;
+    case SGM_IFS:
+        r = t_ifs(&l, rng, out);
+        break;
+    default:
+        r = 0;
+        break;
+    }
+    line_free(&l);
+    if (r == 1 && strcmp(*out, cmd) == 0) {
+        sg_free(*out);
+        *out = NULL;
+        r = 0;
+    }
+    return r;
+}
+
+static int seen(const sgm_list *l, const char *orig, const char *s)
+{
+    if (strcmp(orig, s) == 0)
+        return 1;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].cmd, s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Add s (taking it) unless already there; 1 added, 0 duplicate, -1 OOM. */
+static int add_variant(sgm_list *l, const char *orig, char *s, const uint8_t *chain, unsigned n)
+{
+    if (seen(l, orig, s)) {
+        sg_free(s);
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t c = l->cap ? l->cap * 2 : 32;
+        sgm_variant *v = sg_realloc(l->v, c * sizeof *v);
+        if (!v) {
+            sg_free(s);
+            return -1;
+        }
+        l->v = v;
+        l->cap = c;
+    }
+    sgm_variant *v = &l->v[l->n++];
+    memset(v, 0, sizeof *v);
+    v->cmd = s;
+    memcpy(v->chain, chain, n);
+    v->nchain = (uint8_t)n;
+    return 1;
+}
+
+int sgm_variants(const char *cmd, const sgm_opts *o, uint64_t seed, sgm_list *out)
+{
+    sgm_opts dflt;
+    memset(&dflt, 0, sizeof dflt);
+    if (!o)
+        o = &dflt;
+    unsigned max = o->max ? o->max : 64;
+    unsigned depth = o->depth && o->depth <= SGM_MAX_DEPTH ? o->depth : SGM_MAX_DEPTH;
+    size_t len = strlen(cmd);
+    /* the seed and the command decide everything: reports do not depend on order */
+    uint64_t rng = seed;
+    for (size_t i = 0; i < len; i++)
+        rng = (rng ^ (unsigned char)cmd[i]) * 0x100000001b3ULL;
+    /* each transformation alone */
+    for (int t = 0; t < SGM__COUNT && out->n < max; t++) {
+        char *v;
+        int r = sgm_apply((sgm_transform)t, cmd, len, o, &rng, &v);
+        uint8_t ch = (uint8_t)t;
+        if (r < 0 || (r == 1 && add_variant(out, cmd, v, &ch, 1) < 0))
+            return -1;
+    }
+    /* random chains */
+    for (unsigned attempt = 0; attempt < 8 * max && out->n < max; attempt++) {
+        unsigned want = 1 + (unsigned)rnd(&rng, depth);
+        uint8_t chain[SGM_MAX_DEPTH];
+        unsigned n = 0;
+        char *cur = NULL;
+        for (unsigned tries = 0; n < want && tries < 4 * want; tries++) {
+            sgm_transform t = (sgm_transform)rnd(&rng, SGM__COUNT);
+            char *v;
+            const char *from = cur ? cur : cmd;
+            int r = sgm_apply(t, from, strlen(from), o, &rng, &v);
+            if (r < 0) {
+                sg_free(cur);
+                return -1;
+            }
+            if (r == 1) {
+                sg_free(cur);
+                cur = v;
+                chain[n++] = (uint8_t)t;
+            }
+        }
+        if (cur && add_variant(out, cmd, cur, chain, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void sgm_list_free(sgm_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        sg_free(l->v[i].cmd);
+    sg_free(l->v);
+    memset(l, 0, sizeof *l);
+}

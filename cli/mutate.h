@@ -1,0 +1,88 @@
+/* mutate.h - meaning-keeping rewrites of a bash command line (for `shellgate fuzz`).
+ *
+ * Each transformation rewrites one command line into another that bash runs the
+ * same way: the same programs with the same argv, in the same order, with the same
+ * redirections.  They work on the spans sgr_sh_parse reports, so a word is rewritten
+ * only where its value is fully known (no $var, $(...), globs, braces, ~).
+ *
+ * Ownership: sgm_apply hands back one sg_malloc'd string; sgm_variants fills a list
+ * whose strings the caller releases with sgm_list_free.  Nothing here prints, reads
+ * the filesystem or runs a command. */
+#ifndef SGM_MUTATE_H
+#define SGM_MUTATE_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* ORDER SGM: names are part of the `fuzz` report and the tests. */
+#define SGM_TRANSFORMS(X) \
+    X(QUOTE_SPLIT,  "quote-split",  "empty quotes inside a word: r''m, r\"\"m") \
+    X(BACKSLASH,    "backslash",    "backslash-escaped characters: \\rm") \
+    X(DQUOTE,       "dquote",       "part of a word in double quotes: \"r\"m") \
+    X(ANSIC,        "ansi-c",       "part of a word as $'\\xHH' escapes: $'\\x72\\x6d'") \
+    X(ABS_PATH,     "abs-path",     "program by absolute path: /usr/bin/rm, //bin/rm, /usr/./bin/rm") \
+    X(REL_PATH,     "rel-path",     "program by a relative path up to /: ../../../usr/bin/rm") \
+    X(ENV,          "env",          "env CMD") \
+    X(NICE,         "nice",         "nice CMD") \
+    X(TIMEOUT,      "timeout",      "timeout 5 CMD") \
+    X(COMMAND,      "command",      "command CMD") \
+    X(SH_C,         "sh-c",         "sh -c 'CMD' (POSIX-only commands)") \
+    X(BASH_C,       "bash-c",       "bash -c 'CMD'") \
+    X(XARGS,        "xargs",        "printf '%s\\0' ARGS | xargs -0 CMD (trailing arguments through xargs)") \
+    X(SUBSHELL,     "subshell",     "( CMD )") \
+    X(BRACE,        "brace-group",  "{ CMD; }") \
+    X(FLAG_SPLIT,   "flag-split",   "-rf -> -r -f (known no-value flags)") \
+    X(FLAG_CLUSTER, "flag-cluster", "-r -f -> -rf (known no-value flags)") \
+    X(LONG_OPT,     "long-option",  "-r -> --recursive (known programs)") \
+    X(SHORT_OPT,    "short-option", "--recursive -> -r (known programs)") \
+    X(LONG_ABBREV,  "long-abbrev",  "--recursive -> --recursiv (getopt_long prefixes, known programs)") \
+    X(OPT_SPLIT,    "opt-split",    "--out=x -> --out x, -ox -> -o x") \
+    X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox") \
+    X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
+    X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
+    X(IFS,          "ifs",          "${IFS} instead of the blank between two words")
+
+typedef enum {
+#define X(id, name, doc) SGM_##id,
+    SGM_TRANSFORMS(X)
+#undef X
+    SGM__COUNT
+} sgm_transform;
+
+extern const char *const sgm_names[SGM__COUNT];
+extern const char *const sgm_docs[SGM__COUNT];
+
+#define SGM_MAX_DEPTH 3
+
+typedef struct sgm_opts {
+    const char *const *bindirs;  /* where programs live, for abs-path/rel-path;
+                                  * NULL: { "/usr/bin", "/bin" } */
+    size_t nbindirs;
+    unsigned depth;              /* longest chain, 1..SGM_MAX_DEPTH (0: 3) */
+    unsigned max;                /* variants per command (0: 64) */
+} sgm_opts;
+
+typedef struct sgm_variant {
+    char *cmd;                   /* sg_malloc'd, NUL-terminated */
+    uint8_t chain[SGM_MAX_DEPTH];/* sgm_transform ids, first applied first */
+    uint8_t nchain;
+} sgm_variant;
+
+typedef struct sgm_list {
+    sgm_variant *v;
+    size_t n, cap;
+} sgm_list;
+
+/* Apply transformation t once to cmd[0..len), choosing where and how with *rng
+ * (a splitmix64 state).  Returns 1 and sets *out (sg_malloc'd) when it applied, 0
+ * when t has nothing to rewrite in cmd (or cmd does not parse), -1 out of memory. */
+int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, uint64_t *rng, char **out);
+
+/* Fill *out (zeroed by the caller) with up to o->max distinct variants of cmd, none
+ * equal to cmd: first each transformation alone, then random chains of up to
+ * o->depth transformations.  Deterministic for a given seed and cmd.  Returns 0,
+ * or -1 out of memory (the list holds what was made so far). */
+int sgm_variants(const char *cmd, const sgm_opts *o, uint64_t seed, sgm_list *out);
+
+void sgm_list_free(sgm_list *l);
+
+#endif
