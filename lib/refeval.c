@@ -929,36 +929,48 @@ static int within(const char *p, size_t pl, const char *root)
     return pl >= rl && memcmp(p, root, rl) == 0 && (pl == rl || p[rl] == '/');
 }
 
-static int add_path(sg_ref *ref, const char *cwd, const char *root, const char *w, size_t wl, uint32_t flags)
+static int add_one(sg_ref *ref, const char *root, char *r, int unknown)
+{
+    if (!r)
+        return -1;
+    if (ref->npaths == ref->cappaths) {
+        uint32_t nc = ref->cappaths ? ref->cappaths * 2 : 16;
+        char **np = sg_realloc(ref->paths, sizeof *np * nc);
+        if (!np) {
+            sg_free(r);
+            return -1;
+        }
+        ref->paths = np;
+        ref->cappaths = nc;
+    }
+    ref->paths[ref->npaths++] = r;
+    if (unknown || !within(r, strlen(r), root))
+        ref->outside = 1;
+    return 0;
+}
+
+/* cwds is a segment's place block (see seg_cwds): a relative word is resolved
+ * from every place, an absolute one once. */
+static int add_path(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
     int unknown = (flags & SGR_W_UNKNOWN) != 0;
-    const char *base = w[0] == '/' ? "/" : cwd, *rel = w;
-    size_t rl = wl;
     if ((flags & SGR_W_TILDE) && w[0] == '~') {
-        if (wl == 1 || w[1] == '/') {
-            base = ref->home;
-            rel = w + 1;
-            rl = wl - 1;
-        } else {
-            unknown = 1;                 /* ~user, ~+, ~- */
-        }
+        if (wl == 1 || w[1] == '/')
+            return unknown ? add_one(ref, root, sg_strndup(w, wl), 1)
+                           : add_one(ref, root, resolve(ref, ref->home, w + 1, wl - 1), 0);
+        unknown = 1;                     /* ~user, ~+, ~- */
     }
-    if (ref->npaths == ref->cappaths) {
-        uint32_t nc = ref->cappaths ? ref->cappaths * 2 : 16;
-        char **np = sg_realloc(ref->paths, sizeof *np * nc);
-        if (!np)
+    if (unknown)
+        return add_one(ref, root, sg_strndup(w, wl), 1);
+    if (w[0] == '/')
+        return add_one(ref, root, resolve(ref, "/", w, wl), 0);
+    if (cwds[0] == 'U')                  /* relative to a place known only at run time */
+        return add_one(ref, root, sg_strndup(w, wl), 1);
+    for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
+        if (add_one(ref, root, resolve(ref, d, w, wl), 0) < 0)
             return -1;
-        ref->paths = np;
-        ref->cappaths = nc;
-    }
-    char *r = unknown ? sg_strndup(w, wl) : resolve(ref, base, rel, rl);
-    if (!r)
-        return -1;
-    ref->paths[ref->npaths++] = r;
-    if (unknown || !within(r, strlen(r), root))
-        ref->outside = 1;
     return 0;
 }
 
@@ -1042,6 +1054,47 @@ static int32_t context_of(const sgr_cmdline *cl, uint32_t si)
     return cl->seg[si].parent;
 }
 
+/* The pipeline member a segment is part of: out of wrappers, scripts (sh -c) and
+ * exec'd commands (find -exec) to the segment that stands in a pipeline. */
+static uint32_t stands_at(const sgr_cmdline *cl, uint32_t x)
+{
+    for (;;) {
+        const sgr_segment *s = &cl->seg[x];
+        if (s->parent < 0 || !(s->nest == SGR_NEST_WRAPPED || s->nest == SGR_NEST_SCRIPT || s->nest == SGR_NEST_EXEC))
+            return x;
+        x = (uint32_t)s->parent;
+    }
+}
+
+/* docs/language.md, `piped from`: a runs earlier than b in one pipeline, either
+ * themselves or through the commands they are part of. */
+static int runs_before(const sgr_cmdline *cl, uint32_t a, uint32_t b)
+{
+    const sgr_segment *sa = &cl->seg[a], *sb = &cl->seg[b];
+    if (sb->pipe_len > 1 && sa->pipeline == sb->pipeline && context_of(cl, a) == context_of(cl, b)
+        && sa->pipe_index < sb->pipe_index)
+        return 1;
+    uint32_t pa = stands_at(cl, a), pb = stands_at(cl, b);
+    if (pa == pb || (pa == a && pb == b))
+        return 0;
+    const sgr_segment *xa = &cl->seg[pa], *xb = &cl->seg[pb];
+    return xb->pipe_len > 1 && xa->pipeline == xb->pipeline && xa->parent == xb->parent && xa->pipe_index < xb->pipe_index;
+}
+
+/* Is w segment x or a wrapper around it (sudo bash: the sudo segment)? */
+static int is_or_wraps(const sgr_cmdline *cl, int32_t w, uint32_t x)
+{
+    int32_t y = (int32_t)x;
+    while (y >= 0) {
+        if (y == w)
+            return 1;
+        if (cl->seg[y].nest != SGR_NEST_WRAPPED)
+            return 0;
+        y = cl->seg[y].parent;
+    }
+    return 0;
+}
+
 static int piped(sg_ref *ref, uint32_t si, int32_t set, int from)
 {
     const sgr_cmdline *cl = &ref->r->cl;
@@ -1050,19 +1103,16 @@ static int piped(sg_ref *ref, uint32_t si, int32_t set, int from)
         const sgr_segment *o = &cl->seg[j];
         if (j == si || o->argc == 0)
             continue;
-        int rel = 0;
-        if (s->pipe_len > 1 && o->pipeline == s->pipeline && context_of(cl, j) == context_of(cl, si))
-            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
-        /* from: a command substituted into this one */
-        if (from && o->parent == (int32_t)si && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB))
+        int rel = from ? runs_before(cl, j, si) : runs_before(cl, si, j);
+        /* from: a command substituted into this one or a wrapper around it */
+        if (from && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB) && o->parent >= 0
+            && is_or_wraps(cl, o->parent, si))
             rel = 1;
-        /* to: the command this one is substituted into (KNOWN DOC GAP: the docs say
-         * only "a later segment of the same pipeline"; the evaluator also counts
-         * this, symmetric with `piped from`; see the oracle's report) */
-        if (!from && (int32_t)j == s->parent && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB))
+        /* to: the command this one is substituted into (or what that wrapper runs) */
+        if (!from && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB) && s->parent >= 0
+            && is_or_wraps(cl, s->parent, j))
             rel = 1;
         const sgr_norm *on = &ref->r->norm[j];
-        /* the program's basename (docs: "runs a program matching M") */
         if (rel && set_match(ref, set, on->prog.s, on->prog.len, 0))
             return 1;
     }
@@ -1222,43 +1272,190 @@ static int rank(int32_t rule)
     return rule >= 0 ? 3 : rule == SGR_RULE_DYNAMIC ? 2 : rule == SGR_RULE_DEFAULT ? 1 : 0;
 }
 
-/* The `cd` chain: top-level `cd DIR` outside a pipeline moves the cwd of the
- * top-level segments after it; nested segments run where their parent runs. */
+/* Where each segment may run.  Mirrors docs/language.md ("cd"): the caller's cwd
+ * and every cd/pushd target seen earlier on the line (each resolved from every
+ * place it could have run), at most 8, more or an unknown target making relative
+ * paths unknown; only within `cd X && ...` at top level is the place certain.
+ * ref->cwd[i] is a block: 'K' or 'U' (known / unknown), then NUL-terminated
+ * directories, the last one the place if every cd succeeded, then an empty one. */
+#define REF_MAX_CWDS 8
+
+typedef struct dirlist {
+    char *d[REF_MAX_CWDS];
+    uint32_t n;
+    int unknown;
+} dirlist;
+
+static void dl_add(dirlist *l, char *d)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->d[i], d) == 0) {
+            sg_free(d);
+            return;
+        }
+    if (l->n == REF_MAX_CWDS) {
+        l->unknown = 1;
+        sg_free(d);
+        return;
+    }
+    l->d[l->n++] = d;
+}
+
+static void dl_clear(dirlist *l)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        sg_free(l->d[i]);
+    l->n = 0;
+    l->unknown = 0;
+}
+
+static char *dl_block(const dirlist *l)
+{
+    size_t len = 2;
+    for (uint32_t i = 0; i < l->n; i++)
+        len += strlen(l->d[i]) + 1;
+    char *b = sg_malloc(len), *o = b;
+    if (!b)
+        return NULL;
+    *o++ = l->unknown ? 'U' : 'K';
+    for (uint32_t i = 0; i < l->n; i++) {
+        size_t k = strlen(l->d[i]) + 1;
+        memcpy(o, l->d[i], k);
+        o += k;
+    }
+    *o = '\0';
+    return b;
+}
+
+static int dl_from_block(dirlist *l, const char *b)
+{
+    l->n = 0;
+    l->unknown = b[0] == 'U';
+    for (const char *p = b + 1; *p; p += strlen(p) + 1) {
+        char *d = sg_strndup(p, strlen(p));
+        if (!d)
+            return -1;
+        dl_add(l, d);
+    }
+    return 0;
+}
+
+/* cd/pushd/popd of segment si run from the places in `from`: 0 no change, 1 known
+ * targets in tgt, 2 somewhere only known at run time, -1 OOM. */
+static int ref_cd(sg_ref *ref, uint32_t si, const dirlist *from, dirlist *tgt)
+{
+    const sgr_segment *s = &ref->r->cl.seg[si];
+    if (s->argc == 0)
+        return 0;
+    const char *p = s->argv[0].text, *slash = strrchr(p, '/');
+    const char *b = slash ? slash + 1 : p;
+    if (strcmp(b, "popd") == 0)
+        return 2;
+    int cd = strcmp(b, "cd") == 0, pushd = strcmp(b, "pushd") == 0;
+    if (!cd && !pushd)
+        return 0;
+    uint32_t i = 1;
+    while (i < s->argc && s->argv[i].len >= 2 && s->argv[i].text[0] == '-' && strcmp(s->argv[i].text, "--") != 0)
+        i++;
+    if (i < s->argc && strcmp(s->argv[i].text, "--") == 0)
+        i++;
+    if (i >= s->argc) {
+        if (!cd)
+            return 2;
+        char *h = sg_strndup(ref->home, strlen(ref->home));
+        if (!h)
+            return -1;
+        dl_add(tgt, h);
+        return tgt->unknown ? 2 : 1;
+    }
+    const sgr_word *w = &s->argv[i];
+    if ((w->flags & SGR_W_UNKNOWN) || strcmp(w->text, "-") == 0 || (pushd && (w->text[0] == '+' || w->text[0] == '-')))
+        return 2;
+    int tilde = (w->flags & SGR_W_TILDE) && w->text[0] == '~';
+    if (tilde && w->len > 1 && w->text[1] != '/')
+        return 2;
+    if (tilde || w->text[0] == '/') {
+        char *d = tilde ? resolve(ref, ref->home, w->text + 1, w->len - 1) : resolve(ref, "/", w->text, w->len);
+        if (!d)
+            return -1;
+        dl_add(tgt, d);
+        return tgt->unknown ? 2 : 1;
+    }
+    if (from->unknown)
+        return 2;
+    for (uint32_t k = from->n; k-- > 0;) {
+        char *d = resolve(ref, from->d[k], w->text, w->len);
+        if (!d)
+            return -1;
+        dl_add(tgt, d);
+    }
+    return tgt->unknown ? 2 : 1;
+}
+
 static int seg_cwds(sg_ref *ref, const char *cwd)
 {
     const sgr_cmdline *cl = &ref->r->cl;
-    char *cur = sg_strndup(cwd, strlen(cwd));
-    if (!cur)
+    dirlist all = { { 0 }, 0, 0 }, sure = { { 0 }, 0, 0 };
+    int have_sure = 0, rc = 0;
+    char *c0 = sg_strndup(cwd, strlen(cwd));
+    if (!c0)
         return -1;
-    int rc = 0;
-    for (uint32_t i = 0; i < cl->nseg; i++) {
+    dl_add(&all, c0);
+    for (uint32_t i = 0; i < cl->nseg && rc == 0; i++) {
         const sgr_segment *s = &cl->seg[i];
-        const char *mine = s->parent >= 0 && (uint32_t)s->parent < i ? ref->cwd[s->parent] : cur;
+        dirlist mine = { { 0 }, 0, 0 };
+        if (s->parent >= 0 && (uint32_t)s->parent < i)
+            rc = dl_from_block(&mine, ref->cwd[s->parent]);
+        else {
+            const dirlist *src = have_sure ? &sure : &all;
+            for (uint32_t k = 0; k < src->n && rc == 0; k++) {
+                char *d = sg_strndup(src->d[k], strlen(src->d[k]));
+                if (!d)
+                    rc = -1;
+                else
+                    dl_add(&mine, d);
+            }
+            mine.unknown = src->unknown;
+        }
         sg_free(ref->cwd[i]);
-        ref->cwd[i] = sg_strndup(mine, strlen(mine));
-        if (!ref->cwd[i]) {
+        ref->cwd[i] = rc == 0 ? dl_block(&mine) : NULL;
+        if (!ref->cwd[i])
+            rc = -1;
+        dirlist tgt = { { 0 }, 0, 0 };
+        int ch = rc == 0 ? ref_cd(ref, i, &mine, &tgt) : -1;
+        dl_clear(&mine);
+        if (ch < 0) {
+            dl_clear(&tgt);
             rc = -1;
             break;
         }
-        if (s->parent >= 0 || s->argc != 2 || s->pipe_len > 1 || s->argv[0].len != 2
-            || memcmp(s->argv[0].text, "cd", 2) != 0)
-            continue;
-        const sgr_word *w = &s->argv[1];
-        if ((w->flags & SGR_W_UNKNOWN) || (w->len == 1 && w->text[0] == '-'))
-            continue;
-        char *next;
-        if ((w->flags & SGR_W_TILDE) && w->text[0] == '~' && (w->len == 1 || w->text[1] == '/'))
-            next = resolve(ref, ref->home, w->text + 1, w->len - 1);
-        else
-            next = resolve(ref, w->len && w->text[0] == '/' ? "/" : cur, w->text, w->len);
-        if (!next) {
-            rc = -1;
-            break;
+        if (ch == 2)
+            all.unknown = 1;
+        if (ch == 1)
+            for (uint32_t k = 0; k < tgt.n && rc == 0; k++) {
+                char *d = sg_strndup(tgt.d[k], strlen(tgt.d[k]));
+                if (!d)
+                    rc = -1;
+                else
+                    dl_add(&all, d);
+            }
+        if (s->parent < 0) {
+            int chained = s->connector == SGR_CONN_AND && s->pipe_len == 1
+                          && !(s->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL));
+            if (ch == 1 && chained) {
+                dl_clear(&sure);
+                sure = tgt;
+                tgt.n = 0;
+                have_sure = 1;
+            } else if (ch == 2 || !(chained && have_sure)) {
+                dl_clear(&sure);
+                have_sure = 0;
+            }
         }
-        sg_free(cur);
-        cur = next;
+        dl_clear(&tgt);
     }
-    sg_free(cur);
+    dl_clear(&all);
+    dl_clear(&sure);
     return rc;
 }
 

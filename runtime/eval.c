@@ -230,6 +230,9 @@ static int not_a_file(const char *s, uint32_t n)
     return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
 }
 
+static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
+                        const char *cwd);
+
 static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
@@ -246,8 +249,33 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
         }
         /* still record the literal text, so `path inside` sees "$HOME/.ssh/x" */
     }
+    int relative = w[0] != '/' && !((flags & SGR_W_TILDE) && w[0] == '~');
+    if (relative && nm->cwd_unknown && !(flags & SGR_W_UNKNOWN)) {
+        /* relative to a directory only known at run time */
+        flags |= SGR_W_VAR;
+        nm->unknown_paths++;
+        if (!nm->outside) {
+            nm->outside = 1;
+            nm->outside_path.s = w;
+            nm->outside_path.len = wl;
+        }
+    }
+    /* a relative operand under every cwd the segment may run in (the last one
+     * first); an absolute one once */
+    uint32_t ncw = relative && !(flags & SGR_W_UNKNOWN) && nm->ncwds > 1 ? nm->ncwds : 1;
+    for (uint32_t k = 0; k < ncw; k++) {
+        const char *base = ncw > 1 ? nm->cwds[nm->ncwds - 1 - k] : nm->cwd;
+        if (add_one_path(c, nm, cap, w, wl, flags, base) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
+                        const char *cwd)
+{
     uint32_t rl = 0;
-    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, nm->cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
+    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
     if (!r)
         return -1;
     if (flags & SGR_W_UNKNOWN)
@@ -499,23 +527,60 @@ static int32_t pipeline_parent(const sgr_cmdline *cl, uint32_t si)
     return s->parent;
 }
 
-/* Programs feeding segment si: earlier segments of its pipeline (and the commands
- * their wrappers hide), and commands substituted into it (cmdsub, procsub). */
+/* The pipeline member a segment runs as part of: climb out of wrappers, scripts
+ * (sh -c '...') and exec'd commands to the segment that sits in a pipeline. */
+static uint32_t pipeline_rep(const sgr_cmdline *cl, uint32_t si)
+{
+    while (cl->seg[si].parent >= 0 && (cl->seg[si].nest == SGR_NEST_WRAPPED || cl->seg[si].nest == SGR_NEST_SCRIPT
+                                       || cl->seg[si].nest == SGR_NEST_EXEC))
+        si = (uint32_t)cl->seg[si].parent;
+    return si;
+}
+
+/* Is `anc` segment si itself or one of the wrappers around it? */
+static int wraps(const sgr_cmdline *cl, int32_t anc, uint32_t si)
+{
+    for (int32_t x = (int32_t)si; x >= 0; x = cl->seg[x].parent) {
+        if (x == anc)
+            return 1;
+        if (cl->seg[x].nest != SGR_NEST_WRAPPED)
+            break;
+    }
+    return 0;
+}
+
+/* Does `a` come before `b` in one pipeline, directly or through what they are
+ * part of (curl inside sh -c '...' | sh, printf / | sh -c 'xargs rm')? */
+static int before_in_pipeline(const sgr_cmdline *cl, uint32_t a, uint32_t b)
+{
+    const sgr_segment *sa = &cl->seg[a], *sb = &cl->seg[b];
+    if (sa->pipeline == sb->pipeline && sb->pipe_len > 1 && pipeline_parent(cl, a) == pipeline_parent(cl, b)
+        && sa->pipe_index < sb->pipe_index)
+        return 1;
+    uint32_t ra = pipeline_rep(cl, a), rb = pipeline_rep(cl, b);
+    if (ra == rb || (ra == a && rb == b))
+        return 0;
+    const sgr_segment *pa = &cl->seg[ra], *pb = &cl->seg[rb];
+    return pa->pipeline == pb->pipeline && pb->pipe_len > 1 && pa->parent == pb->parent && pa->pipe_index < pb->pipe_index;
+}
+
+/* Programs feeding segment si (from) or fed by it (to): earlier/later segments of
+ * its pipeline, seen through wrappers and scripts, and commands substituted into
+ * it or into a wrapper around it ($(...), <(...)). */
 static int piped(sgr_ctx *c, uint32_t si, uint32_t set, int from)
 {
     const sgr_cmdline *cl = &c->res.cl;
     const sgr_segment *s = &cl->seg[si];
-    int32_t sp = pipeline_parent(cl, si);
     for (uint32_t j = 0; j < cl->nseg; j++) {
         const sgr_segment *o = &cl->seg[j];
         if (j == si || o->argc == 0)
             continue;
-        int rel = 0;
-        if (o->pipeline == s->pipeline && s->pipe_len > 1 && pipeline_parent(cl, j) == sp)
-            rel = from ? o->pipe_index < s->pipe_index : o->pipe_index > s->pipe_index;
-        if (!rel && from && o->parent == (int32_t)si && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB))
+        int rel = from ? before_in_pipeline(cl, j, si) : before_in_pipeline(cl, si, j);
+        if (!rel && from && o->parent >= 0 && (o->nest == SGR_NEST_CMDSUB || o->nest == SGR_NEST_PROCSUB)
+            && wraps(cl, o->parent, si))
             rel = 1;
-        if (!rel && !from && (int32_t)j == s->parent && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB))
+        if (!rel && !from && s->parent >= 0 && (s->nest == SGR_NEST_CMDSUB || s->nest == SGR_NEST_PROCSUB)
+            && wraps(cl, s->parent, j))
             rel = 1;
         if (rel && set_has(c, set, c->res.norm[j].prog.s, c->res.norm[j].prog.len))
             return 1;
@@ -1043,19 +1108,78 @@ static const char *rule_name(const sgr_table *t, int32_t r)
     return sgr_str(t, t->rules[r].id);
 }
 
-/* Is segment si a top-level `cd DIR` that moves the cwd for later segments? */
-static const char *cd_target(sgr_ctx *c, uint32_t si, const char *cwd)
+#define SGR_MAX_CWDS 8
+
+/* The cwds a line may be in: the caller's, then every cd/pushd target seen so
+ * far, each resolved against every earlier candidate.  Append-only, so a segment
+ * keeps (base, count) as its view. */
+typedef struct cwd_set {
+    const char **v;
+    uint32_t n;
+    int unknown;
+} cwd_set;
+
+static void cwd_add(cwd_set *cs, const char *d)
+{
+    for (uint32_t i = 0; i < cs->n; i++)
+        if (strcmp(cs->v[i], d) == 0)
+            return;
+    if (cs->n == SGR_MAX_CWDS)
+        cs->unknown = 1;                   /* too many places to follow: fail closed */
+    else
+        cs->v[cs->n++] = d;
+}
+
+/* If segment si changes directory (cd, pushd, popd): where it may lead from each
+ * of its own cwds, into tgt (deduplicated).  Returns 1 for a directory change with
+ * known targets, 0 for no change, 2 for a change to somewhere only known at run
+ * time, -1 on OOM. */
+static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
-    if (s->argc != 2 || s->parent >= 0 || s->pipe_len > 1 || s->argv[0].len != 2
-        || memcmp(s->argv[0].text, "cd", 2) != 0)
-        return cwd;
-    const sgr_word *w = &s->argv[1];
-    if (w->flags & SGR_W_UNKNOWN || (w->len == 1 && w->text[0] == '-'))
-        return cwd;
-    uint32_t n;
-    char *r = resolve_path(c, cwd, w->text, w->len, (w->flags & SGR_W_TILDE) != 0, &n);
-    return r ? r : cwd;
+    const sgr_norm *nm = &c->res.norm[si];
+    int cd = nm->prog.len == 2 && memcmp(nm->prog.s, "cd", 2) == 0;
+    int pushd = nm->prog.len == 5 && memcmp(nm->prog.s, "pushd", 5) == 0;
+    if (nm->prog.len == 4 && memcmp(nm->prog.s, "popd", 4) == 0)
+        return 2;
+    if (!cd && !pushd)
+        return 0;
+    uint32_t i = 1;
+    while (i < s->argc && s->argv[i].len >= 2 && s->argv[i].text[0] == '-'
+           && !(s->argv[i].len == 2 && s->argv[i].text[1] == '-'))
+        i++;                               /* -L -P -e -@ */
+    if (i < s->argc && s->argv[i].len == 2 && memcmp(s->argv[i].text, "--", 2) == 0)
+        i++;
+    const char *home = c->opts->home ? c->opts->home : getenv("HOME");
+    const char *t;
+    uint32_t tl, flags;
+    if (i >= s->argc) {
+        if (!cd || !home || home[0] != '/')
+            return 2;                      /* bare pushd swaps the stack */
+        t = "~";
+        tl = 1;
+        flags = SGR_W_TILDE;
+    } else {
+        const sgr_word *w = &s->argv[i];
+        t = w->text;
+        tl = w->len;
+        flags = w->flags;
+        if ((flags & SGR_W_UNKNOWN) || (tl == 1 && t[0] == '-') || (t[0] == '~' && tl > 1 && t[1] != '/')
+            || (pushd && (t[0] == '+' || t[0] == '-')))
+            return 2;
+    }
+    if (nm->cwd_unknown && t[0] != '/' && !(flags & SGR_W_TILDE))
+        return 2;
+    for (uint32_t k = 0; k < nm->ncwds; k++) {
+        uint32_t rl;
+        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl);
+        if (!r)
+            return -1;
+        cwd_add(tgt, r);
+        if (t[0] == '/' || (flags & SGR_W_TILDE))
+            break;                         /* the same place from every cwd */
+    }
+    return tgt->unknown ? 2 : 1;
 }
 
 const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
@@ -1117,17 +1241,67 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         oom_result(c);
         return r;
     }
-    /* normalise; top-level `cd` moves the cwd for the segments after it */
-    const char *cur = cached_real(c, 0, cwd);
+    /* normalise.  A segment may run in the caller's cwd or after any cd/pushd seen
+     * before it on the line: a cd can fail, and a subshell's cd does not outlive
+     * it.  Only within `cd X && ...` is the directory certain. */
+    cwd_set all = { sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS), 0, 0 };
+    if (!all.v) {
+        oom_result(c);
+        return r;
+    }
+    all.v[all.n++] = cached_real(c, 0, cwd);
+    cwd_set sure = { NULL, 0, 0 };        /* the && chain after a cd, when there is one */
     for (uint32_t i = 0; i < n; i++) {
         const sgr_segment *s = &r->cl.seg[i];
-        const char *segcwd = s->parent >= 0 ? r->norm[s->parent].cwd : cur;
-        if (normalise_segment(c, i, segcwd) < 0) {
+        const char *const *cw;
+        uint32_t ncw;
+        int unk;
+        if (s->parent >= 0) {
+            cw = r->norm[s->parent].cwds;
+            ncw = r->norm[s->parent].ncwds;
+            unk = r->norm[s->parent].cwd_unknown;
+        } else if (sure.v) {
+            cw = sure.v;
+            ncw = sure.n;
+            unk = 0;
+        } else {
+            cw = all.v;
+            ncw = all.n;
+            unk = all.unknown;
+        }
+        if (normalise_segment(c, i, cw[ncw - 1]) < 0) {
             oom_result(c);
             return r;
         }
-        if (s->parent < 0)
-            cur = cd_target(c, i, cur);
+        r->norm[i].cwds = cw;
+        r->norm[i].ncwds = ncw;
+        r->norm[i].cwd_unknown = unk;
+        cwd_set tgt = { sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS), 0, 0 };
+        if (!tgt.v) {
+            oom_result(c);
+            return r;
+        }
+        int ch = cd_targets(c, i, &tgt);
+        if (ch < 0) {
+            oom_result(c);
+            return r;
+        }
+        if (ch == 2)
+            all.unknown = 1;
+        for (uint32_t k = 0; ch == 1 && k < tgt.n; k++)
+            cwd_add(&all, tgt.v[k]);
+        if (s->parent >= 0)
+            continue;
+        int chained = s->connector == SGR_CONN_AND && s->pipe_len == 1
+                      && !(s->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL));
+        if (ch == 1 && chained)
+            sure = tgt;                    /* `cd X && next`: next runs in X */
+        else if (ch == 2 && chained)
+            sure.v = NULL;                 /* unknown: the general set (marked unknown) */
+        else if (!(chained && sure.v))
+            sure.v = NULL;                 /* the chain ended (;, ||, &, a pipeline) */
+        if (ch == 2)
+            sure.v = NULL;
     }
 
     int32_t best = SGR_RULE_DEFAULT, bestseg = -1;

@@ -32,7 +32,13 @@ typedef struct sgr_norm {
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
     uint32_t *vflags;                 /* SGR_W_* of the word each value came from */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
-    const char *cwd;                  /* cwd this segment runs in (after `cd`s) */
+    const char *cwd;                  /* cwd this segment runs in if every `cd` before it
+                                       * on the line succeeded (for messages and hooks) */
+    const char *const *cwds;          /* every cwd it may run in: the caller's and each
+                                       * earlier cd/pushd target (a cd can fail, and a
+                                       * subshell's cd does not outlive it) */
+    uint32_t ncwds;
+    int cwd_unknown;                  /* a cd went somewhere only known at run time */
     int paths_state;                  /* 0 not resolved, 1 resolved */
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
