@@ -306,6 +306,7 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
         op(b, SGT_OP_TEXT, 0, set_of(c->set));
         return;                                     /* keeps line_only */
     case SGC_C_NESTED: op(b, SGT_OP_NESTED, (uint32_t)nest_mask(&c->str), 0); break;
+    case SGC_C_LINE_RUNS: op(b, SGT_OP_LINE_RUNS, 0, set_of(c->set)); break;
     }
     *line_only = 0;
 }

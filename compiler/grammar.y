@@ -30,7 +30,7 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS LIMIT PER WHEN TEST RULE CWD NESTED LABEL.
+    MOREARGS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL.
 
 %left OR.
 %left AND.
@@ -173,4 +173,5 @@ cond(C) ::= DYNAMIC(K).              { C = sgc_cond_new(ps, SGC_C_DYNAMIC, &K); 
 cond(C) ::= LUA(K) STRING(S).        { C = sgc_cond_new(ps, SGC_C_LUA, &K); if (C) C->str = S; }
 cond(C) ::= TEXT(K) CONTAINS m(S).   { C = sgc_cond_set(ps, SGC_C_TEXT_CONTAINS, &K, S); }
 cond(C) ::= TEXT(K) MATCHES m(S).    { C = sgc_cond_set(ps, SGC_C_TEXT_MATCHES, &K, S); }
+cond(C) ::= LINE(K) RUNS m(S).       { C = sgc_cond_set(ps, SGC_C_LINE_RUNS, &K, S); }
 cond(C) ::= NESTED(K) IN WORD(W).    { C = sgc_cond_new(ps, SGC_C_NESTED, &K); if (C) C->str = W; }

@@ -167,6 +167,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "rule"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_RULE; }
         "cwd"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CWD; }
         "nested"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_NESTED; }
+        "line"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LINE; }
 
         id ":" / [ \t\r\n\f\v] {
             *tok = mk(lx, start, YYCURSOR - 1);

@@ -1245,6 +1245,14 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
     case SGC_C_PIPED_FROM: return piped(ref, si, set, 1);
     case SGC_C_PIPED_TO: return piped(ref, si, set, 0);
     case SGC_C_DYNAMIC: return (s->flags & SGR_SEG_DYNAMIC) != 0;
+    case SGC_C_LINE_RUNS:
+        /* any segment of the line runs a program (basename) in the set */
+        for (uint32_t j = 0; j < ref->r->cl.nseg; j++) {
+            const sgr_norm *jn = &ref->r->norm[j];
+            if (ref->r->cl.seg[j].argc && set_match(ref, set, jn->prog.s, jn->prog.len, 0))
+                return 1;
+        }
+        return 0;
     case SGC_C_NESTED: {
         if (s->nest >= SGR_NEST__COUNT)
             return 0;

@@ -845,6 +845,12 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
         case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
         case SGT_OP_JUMP_TRUE: if (acc) pc += b; break;
         case SGT_OP_NESTED: acc = ((a >> s->nest) & 1) != 0; break;
+        case SGT_OP_LINE_RUNS:
+            acc = 0;
+            for (uint32_t j = 0; j < c->res.cl.nseg && !acc; j++)
+                acc = c->res.cl.seg[j].argc > 0
+                      && set_has(c, b, c->res.norm[j].prog.s, c->res.norm[j].prog.len);
+            break;
         default: acc = 1; break;             /* the loader refuses unknown ops */
         }
     }

@@ -147,7 +147,8 @@ typedef struct sgt_dfa {
     X(NOT,          "not",           0) /* acc = !acc */ \
     X(JUMP_FALSE,   "jump-false",    0) /* b = skip count when acc == 0 */ \
     X(JUMP_TRUE,    "jump-true",     0) /* b = skip count when acc == 1 */ \
-    X(NESTED,       "nested",        0) /* a = nest-kind mask: segment came from there */
+    X(NESTED,       "nested",        0) /* a = nest-kind mask: segment came from there */ \
+    X(LINE_RUNS,    "line-runs",     1) /* b = set: some segment of the line runs it */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
