@@ -177,6 +177,12 @@ static int emit_set(emitter *e, const sgc_lset *ls)
             pt->len = it->len + 2;
         }
         pitem[np++] = it;
+        sgt_pattern pr;
+        pr.set = (uint32_t)(e->sec[SGT_SEC_SETS].n / sizeof(sgt_set));
+        pr.kind = it->kind == SGC_ITEM_REGEX ? SGT_PAT_REGEX : it->kind == SGC_ITEM_GLOB ? SGT_PAT_GLOB : SGT_PAT_SUBSTRING;
+        pr.icase = it->icase ? 1 : 0;
+        pr.text = intern(&e->str, it->text, it->len);
+        buf_add(&e->sec[SGT_SEC_PATTERNS], &pr, sizeof pr);
     }
     qsort(words, nw, sizeof *words, cmp_words);
     uint32_t nu = 0;

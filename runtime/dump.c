@@ -302,6 +302,18 @@ static void dump_sets(dumper *d)
         if (s->dfa != SGT_NONE)
             putf(d, " dfa#%u (%u states, %u classes)", s->dfa, t->dfas[s->dfa].nstates,
                  t->dfas[s->dfa].nclasses);
+        for (uint32_t k = 0; k < t->npatterns; k++) {
+            static const char *const pk[] = {
+#define X(id, name) name,
+                SGT_PAT_KINDS(X)
+#undef X
+            };
+            const sgt_pattern *p = &t->patterns[k];
+            if (p->set != i)
+                continue;
+            putf(d, " %s%s ", pk[p->kind], p->icase ? "/i" : "");
+            put_quoted(d, sgr_str(t, p->text));
+        }
         put(d, "\n", 1);
     }
     put_str(d, "dfas\n");

@@ -36,7 +36,8 @@
     X(LIMITS,    "limits",    sizeof(sgt_limit))     \
     X(HOOKS,     "hooks",     sizeof(sgt_hook))      \
     X(TESTS,     "tests",     sizeof(sgt_test))      \
-    X(PACKS,     "packs",     sizeof(sgt_pack))
+    X(PACKS,     "packs",     sizeof(sgt_pack))      \
+    X(PATTERNS,  "patterns",  sizeof(sgt_pattern))   /* sources of DFA items, by set */
 
 enum {
 #define X(id, name, rec) SGT_SEC_##id,
@@ -230,6 +231,28 @@ typedef struct sgt_test {
     uint32_t file;                        /* source file name */
     uint32_t line;
 } sgt_test;
+
+/* The source of each glob, regex or text-contains word of a set, in the order the
+ * set's DFA was built from (sets ascending): what `dump` shows and a decompiler
+ * re-emits.  Matching never reads it. */
+#define SGT_PAT_KINDS(X) \
+    X(GLOB,      "glob")      \
+    X(REGEX,     "regex")     \
+    X(SUBSTRING, "substring")
+
+enum {
+#define X(id, name) SGT_PAT_##id,
+    SGT_PAT_KINDS(X)
+#undef X
+    SGT_NPATKINDS
+};
+
+typedef struct sgt_pattern {
+    uint32_t set;                         /* SETS index */
+    uint32_t kind;                        /* SGT_PAT_* */
+    uint32_t icase;                       /* 0 or 1 */
+    uint32_t text;                        /* string: the item as written */
+} sgt_pattern;
 
 typedef struct sgt_pack {
     uint32_t name;                        /* string */

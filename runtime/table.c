@@ -228,6 +228,7 @@ static void map_sections(sgr_table *t)
     SEC(HOOKS, hooks, nhooks, sgt_hook);
     SEC(TESTS, tests, ntests, sgt_test);
     SEC(PACKS, packs, npacks, sgt_pack);
+    SEC(PATTERNS, patterns, npatterns, sgt_pattern);
 #undef SEC
     t->ndfas = s[SGT_SEC_DFAS].size / (uint32_t)sizeof(sgt_dfa);
 }
@@ -644,6 +645,15 @@ static int check_rest(vctx *v)
         if (check_str(v, x->command, "test", i, "command") ||
             check_str(v, x->rule, "test", i, "rule") || check_str(v, x->cwd, "test", i, "cwd") ||
             check_str(v, x->file, "test", i, "file"))
+            return -1;
+    }
+    for (uint32_t i = 0; i < t->npatterns; i++) {
+        const sgt_pattern *p = &t->patterns[i];
+        if (p->set >= t->nsets || (i && p->set < t->patterns[i - 1].set))
+            return fail(v, "pattern %u: set %u out of range or out of order", i, p->set);
+        if (p->kind >= SGT_NPATKINDS || p->icase > 1)
+            return fail(v, "pattern %u: unknown kind %u or case flag %u", i, p->kind, p->icase);
+        if (check_str(v, p->text, "pattern", i, "text"))
             return -1;
     }
     if (t->npacks < 1)

@@ -30,6 +30,7 @@ typedef struct sgr_table {
     const sgt_hook *hooks;    uint32_t nhooks;
     const sgt_test *tests;    uint32_t ntests;
     const sgt_pack *packs;    uint32_t npacks;
+    const sgt_pattern *patterns; uint32_t npatterns;
 } sgr_table;
 
 /* Verify bytes[0..size) completely and build the view.  Returns 0 and *out, or -1
