@@ -39,6 +39,7 @@ static void usage(FILE *f)
         "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
+        "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
         "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
         "POLICY is an embedded pack name, a .rules file or a compiled .sgt table;\n"
         "without -p the embedded default pack decides.\n");
@@ -1333,6 +1334,31 @@ static void out_stdout(void *ud, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
+/* decompile: the policy as rule text (round-trips: see tests/roundtrip.sh) */
+static int cmd_decompile(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    if (parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest != 1) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    o.policy = o.rest[0];
+    int st;
+    sg_policy *p = load_policy(&o, &st);
+    if (!p)
+        return st;
+    char err[256];
+    int r = sgr_table_decompile(p->t, out_stdout, NULL, err, sizeof err);
+    fflush(stdout);
+    if (r < 0)
+        fprintf(stderr, "%s: %s\n", o.rest[0], err);
+    sg_policy_free(p);
+    return r < 0 ? EX_DATAERR : 0;
+}
+
 static int cmd_dump(int argc, char **argv)
 {
     cli o;
@@ -1506,6 +1532,8 @@ int main(int argc, char **argv)
         return cmd_test(argc - 2, argv + 2);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc - 2, argv + 2);
+    if (strcmp(cmd, "decompile") == 0)
+        return cmd_decompile(argc - 2, argv + 2);
     if (strcmp(cmd, "fuzz") == 0)
         return cmd_fuzz(argc - 2, argv + 2);
     if (strcmp(cmd, "approve") == 0)

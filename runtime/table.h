@@ -44,6 +44,12 @@ void sgr_table_free(sgr_table *t);
 typedef void (*sgr_out_fn)(void *ud, const char *text, size_t len);
 int sgr_table_dump(const sgr_table *t, sgr_out_fn out, void *ud);
 
+/* Write rule text that compiles to a table deciding like t: one pack, every rule
+ * labelled, sets and patterns as the table keeps them (runtime/decompile.c).
+ * Returns 0, or -1 with err set when t holds what text cannot express (Lua hook
+ * sources, a glob with a space). */
+int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err, size_t errlen);
+
 /* FNV-1a 64 over data with the header's checksum field taken as zero (the same
  * function the compiler uses to seal a table). */
 uint64_t sgr_table_checksum(const uint8_t *data, size_t size);
