@@ -33,6 +33,9 @@ function(sg_fuzz_add target harness)
   endif()
 endfunction()
 
+# the Lua hook boundary: the stdlib hooks on hostile segment data
+list(APPEND SG_FUZZ_HARNESSES hooks)
+
 # the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
 # built into sgshellgate) over the checked AST
 list(APPEND SG_FUZZ_HARNESSES diff)
