@@ -1334,8 +1334,8 @@ static void out_stdout(void *ud, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
-/* decompile: the policy as rule text (round-trips: see tests/roundtrip.sh) */
-static int cmd_decompile(int argc, char **argv)
+/* `dump POLICY` and `decompile POLICY`: load the one policy named, write it out. */
+static int cmd_listing(int argc, char **argv, int decompile)
 {
     cli o;
     memset(&o, 0, sizeof o);
@@ -1351,32 +1351,13 @@ static int cmd_decompile(int argc, char **argv)
     if (!p)
         return st;
     char err[256];
-    int r = sgr_table_decompile(p->t, out_stdout, NULL, err, sizeof err);
+    int r = decompile ? sgr_table_decompile(p->t, out_stdout, NULL, err, sizeof err)
+                      : sgr_table_dump(p->t, out_stdout, NULL);
     fflush(stdout);
     if (r < 0)
         fprintf(stderr, "%s: %s\n", o.rest[0], err);
     sg_policy_free(p);
     return r < 0 ? EX_DATAERR : 0;
-}
-
-static int cmd_dump(int argc, char **argv)
-{
-    cli o;
-    memset(&o, 0, sizeof o);
-    if (parse_opts(&o, argc, argv) < 0)
-        return EX_USAGE;
-    if (o.nrest != 1) {
-        usage(stderr);
-        return EX_USAGE;
-    }
-    o.policy = o.rest[0];
-    int st;
-    sg_policy *p = load_policy(&o, &st);
-    if (!p)
-        return st;
-    sgr_table_dump(p->t, out_stdout, NULL);
-    sg_policy_free(p);
-    return 0;
 }
 
 /* ---- approve, state ------------------------------------------------------------ */
@@ -1531,9 +1512,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "test") == 0)
         return cmd_test(argc - 2, argv + 2);
     if (strcmp(cmd, "dump") == 0)
-        return cmd_dump(argc - 2, argv + 2);
+        return cmd_listing(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "decompile") == 0)
-        return cmd_decompile(argc - 2, argv + 2);
+        return cmd_listing(argc - 2, argv + 2, 1);
     if (strcmp(cmd, "fuzz") == 0)
         return cmd_fuzz(argc - 2, argv + 2);
     if (strcmp(cmd, "approve") == 0)
