@@ -787,15 +787,10 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
                 return -1;
             acc = 0;
             for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
-                const sgr_sv *p = &nm->paths[i];
                 /* the path itself, or any directory above it, is in the set */
-                for (uint32_t l = p->len; l > 0 && !acc; l--) {
-                    if (l != p->len && p->s[l] != '/')
-                        continue;
-                    if (set_has(c, b, p->s, l)) {
-                        acc = 1;
-                        c->m_path = *p;
-                    }
+                if (sgr_set_match_dirs(c->t, b, nm->paths[i].s, nm->paths[i].len)) {
+                    acc = 1;
+                    c->m_path = nm->paths[i];
                 }
             }
             break;

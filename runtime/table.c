@@ -776,6 +776,28 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
     return set->dfa != SGT_NONE && sgr_dfa_match(&t->dfas[set->dfa], str, len) >= 0;
 }
 
+int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len)
+{
+    const sgt_set *set = &t->sets[s];
+    for (size_t l = len; set->nwords && l > 0; l--)
+        if ((l == len || str[l] == '/') && find_str(t, t->words + set->words_off, set->nwords, str, l))
+            return 1;
+    if (set->dfa == SGT_NONE)
+        return 0;
+    /* one run of the automaton: the state after l bytes decides the prefix of length l */
+    const sgr_dfa *d = &t->dfas[set->dfa];
+    const uint8_t *p = (const uint8_t *)str;
+    uint32_t st = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (i > 0 && p[i] == '/' && d->accept[st] >= 0)
+            return 1;
+        st = d->trans[(size_t)st * d->nclasses + d->classmap[p[i]]];
+        if (st == 0)
+            return 0;
+    }
+    return d->accept[st] >= 0;
+}
+
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)
 {
     return find_str(t, t->progopts + off, len, str, slen);

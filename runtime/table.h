@@ -65,6 +65,10 @@ const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t le
 const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, size_t len);
 /* Does set s contain/match str? (exact words by binary search, then the DFA) */
 int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len);
+/* Is str, or a leading part of it that stops before a '/', in set s?  (`path inside`:
+ * a path is inside a set when it or a directory above it is in it; one pass of the
+ * DFA over str decides every such prefix.) */
+int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
