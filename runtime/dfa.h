@@ -11,6 +11,7 @@
 #define SGR_DFA_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct sgr_dfa {
     uint32_t nstates;
@@ -18,17 +19,83 @@ typedef struct sgr_dfa {
     const uint8_t *classmap;     /* [256] */
     const uint32_t *trans;       /* [nstates * nclasses], each < nstates */
     const int32_t *accept;       /* [nstates] */
+    /* derived by sgr_dfa_init; they speed a run up and never change its result */
+    uint32_t sink;               /* an accepting state no byte leaves, or 0: none */
+    uint8_t nesc;                /* how many bytes leave the start state: 0..3, or 4: more */
+    uint8_t esc[3];              /* those bytes, when nesc <= 3 */
 } sgr_dfa;
+
+/* Fill d from verified arrays and derive the acceleration: an unanchored pattern
+ * (`.*(x).*`) stays in its start state until one of a few bytes comes, and once
+ * it has matched sits in an accepting sink, so a run can skip to the next such
+ * byte with memchr and stop at the sink.  Cost: one pass over the classes of
+ * each accepting state, and over 256 bytes only when few classes leave the start. */
+static inline void sgr_dfa_init(sgr_dfa *d, uint32_t ns, uint32_t nc, const uint8_t *cm,
+                                const uint32_t *tr, const int32_t *acc)
+{
+    d->nstates = ns;
+    d->nclasses = nc;
+    d->classmap = cm;
+    d->trans = tr;
+    d->accept = acc;
+    d->sink = 0;
+    for (uint32_t s = 1; s < ns && !d->sink; s++) {
+        if (acc[s] < 0)
+            continue;
+        uint32_t c = 0;
+        while (c < nc && tr[(size_t)s * nc + c] == s)
+            c++;
+        if (c == nc)
+            d->sink = s;
+    }
+    uint32_t leaving = 0;
+    for (uint32_t c = 0; c < nc && leaving <= 3; c++)
+        leaving += tr[nc + c] != 1;
+    d->nesc = 4;
+    if (leaving > 3)
+        return;
+    uint32_t k = 0;
+    for (uint32_t b = 0; b < 256 && k <= 3; b++)
+        if (tr[nc + cm[b]] != 1) {
+            if (k < 3)
+                d->esc[k] = (uint8_t)b;
+            k++;
+        }
+    if (k <= 3)
+        d->nesc = (uint8_t)k;
+}
+
+/* The first byte in p[0..end) that leaves the start state, or end (d->nesc <= 3). */
+static inline const uint8_t *sgr_dfa_skip(const sgr_dfa *d, const uint8_t *p, const uint8_t *end)
+{
+    if (d->nesc == 0)
+        return end;
+    if (d->nesc == 1) {
+        const uint8_t *q = memchr(p, d->esc[0], (size_t)(end - p));
+        return q ? q : end;
+    }
+    uint8_t a = d->esc[0], b = d->esc[1], c = d->esc[d->nesc - 1];
+    while (p < end && *p != a && *p != b && *p != c)
+        p++;
+    return p;
+}
 
 /* Run d over s[0..n); return the accept value of the final state (-1: no match). */
 static inline int32_t sgr_dfa_match(const sgr_dfa *d, const char *s, size_t n)
 {
     uint32_t st = 1;
-    const uint8_t *p = (const uint8_t *)s;
-    for (size_t i = 0; i < n; i++) {
-        st = d->trans[(size_t)st * d->nclasses + d->classmap[p[i]]];
+    const uint8_t *p = (const uint8_t *)s, *end = p + n;
+    while (p < end) {
+        if (st == 1 && d->nesc <= 3) {
+            p = sgr_dfa_skip(d, p, end);
+            if (p == end)
+                break;
+        }
+        st = d->trans[(size_t)st * d->nclasses + d->classmap[*p++]];
         if (st == 0)
             return -1;
+        if (st == d->sink)
+            break;
     }
     return d->accept[st];
 }

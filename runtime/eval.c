@@ -41,7 +41,107 @@ struct sgr_ctx {
     const char *ov_msg;
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
+    uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
 };
+
+/* ---- rule pre-filter ----------------------------------------------------------
+ * Most rules can only match a segment that has something: an option, an operand,
+ * a redirection, an assignment.  For every rule, sgr_ctx_new works out from its
+ * bytecode which such features every way to a match goes through; decide_segment
+ * then skips, without running it, a rule needing a feature the segment lacks.
+ * The skip is exact, never a guess: a predicate needing an absent feature is false
+ * in run() (ORDER OP: op_needs and run() must agree). */
+enum {
+    F_PROG = 1 << 0,      /* argc > 0 */
+    F_ARGS = 1 << 1,      /* argc > 1 (option values are argv words too) */
+    F_OPTS = 1 << 2,      /* an option */
+    F_SUB = 1 << 3,       /* an operand after the options */
+    F_PATHS = 1 << 4,     /* a path candidate: operand, option value, redirection, assignment */
+    F_REDIRS = 1 << 5,
+    F_ASSIGNS = 1 << 6,
+    F_OTHERS = 1 << 7,    /* another segment on the line runs a program */
+    F_DYN = 1 << 8,       /* the segment is dynamic */
+    F_ALL = (1 << 9) - 1
+};
+
+/* The features without which predicate op (operand a) is false. */
+static uint32_t op_needs(uint32_t op, uint32_t a)
+{
+    switch (op) {
+    case SGT_OP_PROGRAM: return F_PROG;
+    case SGT_OP_SUBCOMMAND: return F_SUB;
+    case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
+    case SGT_OP_ARG_ANY: return F_ARGS;
+    case SGT_OP_ARG_AT: return a >= 1 ? F_ARGS : F_PROG;
+    case SGT_OP_PATH_OUTSIDE: case SGT_OP_PATH_INSIDE: return F_PATHS;
+    case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS: return F_REDIRS;
+    case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL: return F_ASSIGNS;
+    case SGT_OP_PIPED_FROM: case SGT_OP_PIPED_TO: return F_OTHERS;
+    case SGT_OP_DYNAMIC: return F_DYN;
+    default: return 0;
+    }
+}
+
+/* The features a condition needs: forward dataflow over its instructions, for all
+ * "feature f is absent" scenarios at once (bit f of m0[pc]/m1[pc]: in that scenario
+ * the accumulator may be 0/1 when pc is reached).  A rule needs f when no path ends
+ * with the accumulator 1 in scenario f.  Conditions calling a Lua hook need
+ * nothing: a hook's failure denies even when the rest of the rule cannot match. */
+static uint32_t rule_needs(const uint32_t *code, uint32_t len)
+{
+    enum { maxn = 128 };
+    uint32_t n = len / 2;
+    if (n > maxn)
+        return 0;                         /* long conditions are simply always run */
+    uint16_t m0[maxn + 1], m1[maxn + 1];
+    memset(m0, 0, sizeof(uint16_t) * (n + 1));
+    memset(m1, 0, sizeof(uint16_t) * (n + 1));
+    m0[0] = F_ALL;                        /* acc starts 0 */
+    for (uint32_t pc = 0; pc < n; pc++) {
+        uint32_t op = code[2 * pc] & 0xff, a = code[2 * pc] >> 8, b = code[2 * pc + 1];
+        uint32_t z = m0[pc], o = m1[pc], r = z | o, nz, no;
+        switch (op) {
+        case SGT_OP_LUA: return 0;
+        case SGT_OP_TRUE: nz = 0; no = r; break;
+        case SGT_OP_NOT: nz = o; no = z; break;
+        /* the loader guarantees pc + 1 + b <= n */
+        case SGT_OP_JUMP_FALSE: m0[pc + 1 + b] |= (uint16_t)z; m1[pc + 1] |= (uint16_t)o; continue;
+        case SGT_OP_JUMP_TRUE: m1[pc + 1 + b] |= (uint16_t)o; m0[pc + 1] |= (uint16_t)z; continue;
+        default: nz = r; no = r & ~op_needs(op, a); break;
+        }
+        m0[pc + 1] |= (uint16_t)nz;
+        m1[pc + 1] |= (uint16_t)no;
+    }
+    return F_ALL & ~(uint32_t)m1[n];
+}
+
+/* The features segment si has (F_*). */
+static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_norm *nm = &c->res.norm[si];
+    uint32_t f = 0;
+    if (s->argc > 0)
+        f |= F_PROG;
+    if (s->argc > 1)
+        f |= F_ARGS;
+    if (nm->nopts)
+        f |= F_OPTS;
+    if (nm->subcmd.s)
+        f |= F_SUB;
+    if (nm->npos || nm->nvals || s->nredirs || s->nassigns)
+        f |= F_PATHS;
+    if (s->nredirs)
+        f |= F_REDIRS;
+    if (s->nassigns)
+        f |= F_ASSIGNS;
+    if (s->flags & SGR_SEG_DYNAMIC)
+        f |= F_DYN;
+    for (uint32_t j = 0; j < c->res.cl.nseg && !(f & F_OTHERS); j++)
+        if (j != si && c->res.cl.seg[j].argc > 0)
+            f |= F_OTHERS;
+    return f;
+}
 
 const char *sgr_decision_name(uint32_t d)
 {
@@ -59,6 +159,13 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     if (!c)
         return NULL;
     c->t = t;
+    c->need = sg_malloc(sizeof *c->need * (t->nrules ? t->nrules : 1));
+    if (!c->need) {
+        sg_free(c);
+        return NULL;
+    }
+    for (uint32_t r = 0; r < t->nrules; r++)
+        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
     sg_arena_init(&c->arena, 64 * 1024);
     c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
@@ -71,6 +178,7 @@ void sgr_ctx_free(sgr_ctx *c)
     if (!c)
         return;
     sg_arena_free(&c->arena);
+    sg_free(c->need);
     sgr_hooks_free(c->hooks);
     sg_free(c->root_key);
     sg_free(c->root_res);
@@ -1034,12 +1142,18 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
     uint32_t bestd = SGT_ALLOW;
     int dyn_handled = 0;
     sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
+    uint32_t have = seg_features(c, si);
     while (i < nidx || j < nany) {
         uint32_t r;
         if (j >= nany || (i < nidx && idx[i] < any[j]))
             r = idx[i++];
         else
             r = any[j++];
+        if (c->need[r] & ~have) {
+            if (c->trace)
+                c->trace(c->trace_ud, (int32_t)si, r, 0);
+            continue;                        /* cannot match: see rule_needs */
+        }
         const sgt_rule *ru = &t->rules[r];
         c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
         c->ov_set = c->herr = 0;

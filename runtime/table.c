@@ -294,7 +294,7 @@ static int check_dfas(vctx *v)
             if (acc[s] != -1 && (acc[s] < 0 || (uint32_t)acc[s] >= d[i].npatterns))
                 return fail(v, "dfa %u: state %u accepts %d (only %u patterns)", i, s,
                             (int)acc[s], d[i].npatterns);
-        t->dfas[i] = (sgr_dfa){ns, nc, cm, tr, acc};
+        sgr_dfa_init(&t->dfas[i], ns, nc, cm, tr, acc);
     }
     return 0;
 }
@@ -787,13 +787,22 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     /* one run of the automaton: the state after l bytes decides the prefix of length l */
     const sgr_dfa *d = &t->dfas[set->dfa];
     const uint8_t *p = (const uint8_t *)str;
+    const uint8_t *end = p + len;
+    int skip = d->nesc <= 3 && d->accept[1] < 0;  /* no prefix ending in the start state matches */
     uint32_t st = 1;
-    for (size_t i = 0; i < len; i++) {
-        if (i > 0 && p[i] == '/' && d->accept[st] >= 0)
+    for (const uint8_t *q = p; q < end;) {
+        if (st == 1 && skip) {
+            q = sgr_dfa_skip(d, q, end);
+            if (q == end)
+                break;
+        }
+        if (q > p && *q == '/' && d->accept[st] >= 0)
             return 1;
-        st = d->trans[(size_t)st * d->nclasses + d->classmap[p[i]]];
+        st = d->trans[(size_t)st * d->nclasses + d->classmap[*q++]];
         if (st == 0)
             return 0;
+        if (st == d->sink)
+            return 1;                                /* the end is accepted, if nothing before */
     }
     return d->accept[st] >= 0;
 }

@@ -19,7 +19,8 @@
 /* Run d over s[0..n) with the runtime's matcher. */
 static int32_t run_n(const sgc_dfa *d, const char *s, size_t n)
 {
-    sgr_dfa r = {d->nstates, d->nclasses, d->classmap, d->trans, d->accept};
+    sgr_dfa r;
+    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept);
     return sgr_dfa_match(&r, s, n);
 }
 
