@@ -22,36 +22,48 @@ typedef struct sgr_dfa {
     /* derived by sgr_dfa_init; they speed a run up and never change its result */
     uint32_t sink;               /* an accepting state no byte leaves, or 0: none */
     uint8_t nesc;                /* how many bytes leave the start state: 0..3, or 4: more */
-    uint8_t esc[3];              /* those bytes, when nesc <= 3 */
+    uint8_t esc[3];              /* those bytes, when nesc <= 3 (only esc[0] is used) */
+    const uint8_t *loops;        /* [nstates]: sgr_dfa_state_loops (non-zero: a state
+                                  * worth skipping through) */
 } sgr_dfa;
 
-/* Fill d from verified arrays and derive the acceleration: an unanchored pattern
- * (`.*(x).*`) stays in its start state until one of a few bytes comes, and once
- * it has matched sits in an accepting sink, so a run can skip to the next such
- * byte with memchr and stop at the sink.  Cost: one pass over the classes of
- * each accepting state, and over 256 bytes only when few classes leave the start. */
+/* How state s, whose transitions are row[0..nc), keeps to itself: 2 on every
+ * class, 1 on at least half of them (worth skipping through), else 0.  The loader
+ * computes it while it verifies the transitions. */
+static inline uint8_t sgr_dfa_state_loops(const uint32_t *row, uint32_t nc, uint32_t s)
+{
+    uint32_t kept = 0;
+    for (uint32_t c = 0; c < nc; c++)
+        kept += row[c] == s;
+    return (uint8_t)(s == 0 ? 0 : kept == nc ? 2 : 2 * kept >= nc);
+}
+
+/* Fill d from verified arrays, loops[s] = sgr_dfa_state_loops for every state,
+ * and derive the acceleration: an unanchored pattern (`.*(x).*`) stays in its
+ * start state until one of a few bytes comes, and once it has matched sits in an
+ * accepting sink, so a run can skip to the next such byte (memchr when it is one
+ * byte) and stop at the sink; the same holds for any state that most bytes leave
+ * unchanged (`*.pem` after a '/').  Cost: a pass over the states, and over 256
+ * bytes only when few classes leave the start state. */
 static inline void sgr_dfa_init(sgr_dfa *d, uint32_t ns, uint32_t nc, const uint8_t *cm,
-                                const uint32_t *tr, const int32_t *acc)
+                                const uint32_t *tr, const int32_t *acc, const uint8_t *loops)
 {
     d->nstates = ns;
     d->nclasses = nc;
     d->classmap = cm;
     d->trans = tr;
     d->accept = acc;
+    d->loops = loops;
     d->sink = 0;
-    for (uint32_t s = 1; s < ns && !d->sink; s++) {
-        if (acc[s] < 0)
-            continue;
-        uint32_t c = 0;
-        while (c < nc && tr[(size_t)s * nc + c] == s)
-            c++;
-        if (c == nc)
+    for (uint32_t s = 1; s < ns && !d->sink; s++)
+        if (loops[s] == 2 && acc[s] >= 0)
             d->sink = s;
-    }
+    d->nesc = 4;
+    if (!loops[1])
+        return;                      /* most bytes leave the start state */
     uint32_t leaving = 0;
     for (uint32_t c = 0; c < nc && leaving <= 3; c++)
         leaving += tr[nc + c] != 1;
-    d->nesc = 4;
     if (leaving > 3)
         return;
     uint32_t k = 0;
@@ -65,17 +77,20 @@ static inline void sgr_dfa_init(sgr_dfa *d, uint32_t ns, uint32_t nc, const uint
         d->nesc = (uint8_t)k;
 }
 
-/* The first byte in p[0..end) that leaves the start state, or end (d->nesc <= 3). */
-static inline const uint8_t *sgr_dfa_skip(const sgr_dfa *d, const uint8_t *p, const uint8_t *end)
+/* The first byte in p[0..end) that leaves state st (d->loops[st]), or end.
+ * Without a state to carry from byte to byte, the loads of successive bytes are
+ * independent and pipeline, unlike a run of the automaton. */
+static inline const uint8_t *sgr_dfa_skip(const sgr_dfa *d, uint32_t st, const uint8_t *p,
+                                          const uint8_t *end)
 {
-    if (d->nesc == 0)
-        return end;
-    if (d->nesc == 1) {
+    if (st == 1 && d->nesc <= 1) {
+        if (d->nesc == 0)
+            return end;
         const uint8_t *q = memchr(p, d->esc[0], (size_t)(end - p));
         return q ? q : end;
     }
-    uint8_t a = d->esc[0], b = d->esc[1], c = d->esc[d->nesc - 1];
-    while (p < end && *p != a && *p != b && *p != c)
+    const uint32_t *row = d->trans + (size_t)st * d->nclasses;
+    while (p < end && row[d->classmap[*p]] == st)
         p++;
     return p;
 }
@@ -86,8 +101,8 @@ static inline int32_t sgr_dfa_match(const sgr_dfa *d, const char *s, size_t n)
     uint32_t st = 1;
     const uint8_t *p = (const uint8_t *)s, *end = p + n;
     while (p < end) {
-        if (st == 1 && d->nesc <= 3) {
-            p = sgr_dfa_skip(d, p, end);
+        if (d->loops[st]) {
+            p = sgr_dfa_skip(d, st, p, end);
             if (p == end)
                 break;
         }

@@ -254,11 +254,16 @@ static int check_dfas(vctx *v)
     const sgt_section *sd = &t->hdr->sec[SGT_SEC_DFADATA];
     const sgt_dfa *d = (const sgt_dfa *)(t->base + t->hdr->sec[SGT_SEC_DFAS].off);
     const uint8_t *data = t->base + sd->off;
+    size_t nloops = 0;
+    for (uint32_t i = 0; i < t->ndfas; i++)
+        nloops += d[i].nstates <= SGR_DFA_MAX_STATES ? d[i].nstates : 0;
     if (t->ndfas) {
         t->dfas = sg_malloc((size_t)t->ndfas * sizeof(sgr_dfa));
-        if (!t->dfas)
+        t->dfa_loops = sg_malloc(nloops ? nloops : 1);
+        if (!t->dfas || !t->dfa_loops)
             return fail(v, "out of memory");
     }
+    uint8_t *loops = t->dfa_loops;
     for (uint32_t i = 0; i < t->ndfas; i++) {
         uint32_t ns = d[i].nstates, nc = d[i].nclasses;
         if (ns < 2 || ns > SGR_DFA_MAX_STATES)
@@ -276,14 +281,25 @@ static int check_dfas(vctx *v)
         const uint8_t *cm = data + d[i].data_off;
         const uint32_t *tr = (const uint32_t *)(cm + 256);
         const int32_t *acc = (const int32_t *)(tr + ntrans);
+        uint8_t top = 0;                  /* a max over a fixed 256: vectorises */
         for (uint32_t c = 0; c < 256; c++)
+            top = cm[c] > top ? cm[c] : top;
+        for (uint32_t c = 0; top >= nc && c < 256; c++)
             if (cm[c] >= nc)
                 return fail(v, "dfa %u: byte 0x%02x maps to class %u (only %u classes)", i, c,
                             cm[c], nc);
-        for (uint64_t k = 0; k < ntrans; k++)
-            if (tr[k] >= ns)
-                return fail(v, "dfa %u: transition from state %llu to %u out of range "
-                            "(%u states)", i, (unsigned long long)(k / nc), tr[k], ns);
+        for (uint32_t st = 0; st < ns; st++) {
+            const uint32_t *row = tr + (size_t)st * nc;
+            uint32_t bad = 0;
+            for (uint32_t c = 0; c < nc; c++)
+                bad |= row[c] >= ns;
+            if (bad)
+                for (uint32_t c = 0; c < nc; c++)
+                    if (row[c] >= ns)
+                        return fail(v, "dfa %u: transition from state %u to %u out of range "
+                                    "(%u states)", i, st, row[c], ns);
+            loops[st] = sgr_dfa_state_loops(row, nc, st);
+        }
         for (uint32_t c = 0; c < nc; c++)
             if (tr[c] != 0)
                 return fail(v, "dfa %u: state 0 is not dead (class %u goes to %u)", i, c,
@@ -294,7 +310,8 @@ static int check_dfas(vctx *v)
             if (acc[s] != -1 && (acc[s] < 0 || (uint32_t)acc[s] >= d[i].npatterns))
                 return fail(v, "dfa %u: state %u accepts %d (only %u patterns)", i, s,
                             (int)acc[s], d[i].npatterns);
-        sgr_dfa_init(&t->dfas[i], ns, nc, cm, tr, acc);
+        sgr_dfa_init(&t->dfas[i], ns, nc, cm, tr, acc, loops);
+        loops += ns;
     }
     return 0;
 }
@@ -711,6 +728,7 @@ void sgr_table_free(sgr_table *t)
     if (!t)
         return;
     sg_free(t->dfas);
+    sg_free(t->dfa_loops);
     sg_free(t);
 }
 
@@ -779,20 +797,25 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
 int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len)
 {
     const sgt_set *set = &t->sets[s];
-    for (size_t l = len; set->nwords && l > 0; l--)
-        if ((l == len || str[l] == '/') && find_str(t, t->words + set->words_off, set->nwords, str, l))
+    if (set->nwords) {
+        const uint32_t *w = t->words + set->words_off;
+        if (find_str(t, w, set->nwords, str, len))
             return 1;
+        for (const char *q = len > 1 ? memchr(str + 1, '/', len - 1) : NULL; q;
+             q = memchr(q + 1, '/', len - (size_t)(q + 1 - str)))
+            if (find_str(t, w, set->nwords, str, (size_t)(q - str)))
+                return 1;
+    }
     if (set->dfa == SGT_NONE)
         return 0;
     /* one run of the automaton: the state after l bytes decides the prefix of length l */
     const sgr_dfa *d = &t->dfas[set->dfa];
     const uint8_t *p = (const uint8_t *)str;
     const uint8_t *end = p + len;
-    int skip = d->nesc <= 3 && d->accept[1] < 0;  /* no prefix ending in the start state matches */
     uint32_t st = 1;
     for (const uint8_t *q = p; q < end;) {
-        if (st == 1 && skip) {
-            q = sgr_dfa_skip(d, q, end);
+        if (d->loops[st] && d->accept[st] < 0) {   /* no prefix ending in st matches */
+            q = sgr_dfa_skip(d, st, q, end);
             if (q == end)
                 break;
         }

@@ -20,6 +20,7 @@ typedef struct sgr_table {
     const sgt_set *sets;      uint32_t nsets;
     const uint32_t *words;    uint32_t nwords;
     sgr_dfa *dfas;            uint32_t ndfas;    /* decoded views, heap (sg_malloc) */
+    uint8_t *dfa_loops;       /* every dfa's loops[] (dfa.h), heap */
     const uint32_t *code;     uint32_t ncode;
     const sgt_rule *rules;    uint32_t nrules;
     const sgt_bucket *index;  uint32_t nbuckets;

@@ -20,8 +20,15 @@
 static int32_t run_n(const sgc_dfa *d, const char *s, size_t n)
 {
     sgr_dfa r;
-    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept);
-    return sgr_dfa_match(&r, s, n);
+    uint8_t *loops = malloc(d->nstates);
+    if (!loops)
+        abort();
+    for (uint32_t st = 0; st < d->nstates; st++)
+        loops[st] = sgr_dfa_state_loops(d->trans + (size_t)st * d->nclasses, d->nclasses, st);
+    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept, loops);
+    int32_t m = sgr_dfa_match(&r, s, n);
+    free(loops);
+    return m;
 }
 
 static int32_t run(const sgc_dfa *d, const char *s) { return run_n(d, s, strlen(s)); }
