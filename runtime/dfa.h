@@ -115,4 +115,28 @@ static inline int32_t sgr_dfa_match(const sgr_dfa *d, const char *s, size_t n)
     return d->accept[st];
 }
 
+/* Run d over s[0..n) and say whether s or a leading part of it that stops before
+ * a '/' is accepted (1) or not (0): the state after l bytes decides the prefix of
+ * length l, so one run decides them all (`path inside`). */
+static inline int sgr_dfa_match_dirs(const sgr_dfa *d, const char *s, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + n;
+    uint32_t st = 1;
+    for (const uint8_t *q = p; q < end;) {
+        if (d->loops[st] && d->accept[st] < 0) {  /* no prefix ending in st matches */
+            q = sgr_dfa_skip(d, st, q, end);
+            if (q == end)
+                break;
+        }
+        if (q > p && *q == '/' && d->accept[st] >= 0)
+            return 1;
+        st = d->trans[(size_t)st * d->nclasses + d->classmap[*q++]];
+        if (st == 0)
+            return 0;
+        if (st == d->sink)
+            return 1;                                /* the end is accepted, if nothing before */
+    }
+    return d->accept[st] >= 0;
+}
+
 #endif

@@ -231,12 +231,12 @@ static const char *cached_real(sgr_ctx *c, int k, const char *s)
  * a symlink loop yields "/" + "(symlink loop)", which no root contains. */
 static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
 {
-    const char *home = c->opts->home ? c->opts->home : getenv("HOME");
-    const char *base = cwd, *rel = w;
+    const char *home = NULL, *base = cwd, *rel = w;
     uint32_t rl = wl;
     if (w[0] == '/') {
         base = "/";
-    } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/') && home && home[0] == '/') {
+    } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
+               && (home = c->opts->home ? c->opts->home : getenv("HOME")) && home[0] == '/') {
         base = cached_real(c, 1, home);
         rel = w + 1;
         rl = wl - 1;

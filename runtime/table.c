@@ -808,26 +808,7 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     }
     if (set->dfa == SGT_NONE)
         return 0;
-    /* one run of the automaton: the state after l bytes decides the prefix of length l */
-    const sgr_dfa *d = &t->dfas[set->dfa];
-    const uint8_t *p = (const uint8_t *)str;
-    const uint8_t *end = p + len;
-    uint32_t st = 1;
-    for (const uint8_t *q = p; q < end;) {
-        if (d->loops[st] && d->accept[st] < 0) {   /* no prefix ending in st matches */
-            q = sgr_dfa_skip(d, st, q, end);
-            if (q == end)
-                break;
-        }
-        if (q > p && *q == '/' && d->accept[st] >= 0)
-            return 1;
-        st = d->trans[(size_t)st * d->nclasses + d->classmap[*q++]];
-        if (st == 0)
-            return 0;
-        if (st == d->sink)
-            return 1;                                /* the end is accepted, if nothing before */
-    }
-    return d->accept[st] >= 0;
+    return sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
 }
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)
