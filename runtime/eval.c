@@ -822,9 +822,16 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
     sgr_norm *nm = si == UINT32_MAX ? NULL : &c->res.norm[si];
     for (uint32_t pc = 0; pc < n; pc++) {
         uint32_t w0 = code[2 * pc], b = code[2 * pc + 1], op = w0 & 0xff, a = w0 >> 8;
-        if (!s && op != SGT_OP_TEXT && op != SGT_OP_NOT && op != SGT_OP_JUMP_FALSE
-            && op != SGT_OP_JUMP_TRUE && op != SGT_OP_TRUE) {
-            acc = 0;
+        if (!s) {
+            /* the line alone: text, logic and jumps; a segment predicate is false */
+            switch (op) {
+            case SGT_OP_TRUE: acc = 1; break;
+            case SGT_OP_TEXT: acc = text_match(c, b); break;
+            case SGT_OP_NOT: acc = !acc; break;
+            case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
+            case SGT_OP_JUMP_TRUE: if (acc) pc += b; break;
+            default: acc = 0; break;
+            }
             continue;
         }
         switch (op) {

@@ -602,6 +602,8 @@ static size_t lit_len(const parser *p)
 /* The reserved word at pos (only meaningful in command position), or KW_NONE. */
 static int keyword_at(const parser *p)
 {
+    if (p->pos >= p->end || !memchr("iteufwdsc{}![", p->s[p->pos], 13))
+        return KW_NONE;                 /* no reserved word starts so: most words */
     size_t n = lit_len(p);
     if (!n || n > 8)
         return KW_NONE;
