@@ -1,0 +1,470 @@
+/* pathcache.c - lstat answers cached under inotify watches and a mountinfo poll
+ * (the contract and the invalidation argument are in pathcache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include "pathcache.h"
+#include "common/alloc.h"
+
+enum {
+    PC_SLOTS = 2 * SGR_PC_MAX_ENTRIES,   /* open addressing, load <= 1/2; a power of two */
+    PC_POOL = 64 * SGR_PC_MAX_ENTRIES,   /* path and target bytes of the live entries */
+    PC_NOKIND = 0xff,                    /* slot records a directory's state, no lstat answer */
+};
+
+/* What a slot knows about the directory at its path (when it is one). */
+enum {
+    PC_DIR_UNKNOWN,
+    PC_DIR_WATCHED,                      /* it and every directory above it are watched, on
+                                          * local filesystems: names in it may be cached */
+    PC_DIR_NOCACHE,                      /* a watch on it or above it failed, or a filesystem
+                                          * is not local: nothing in it is cached */
+};
+
+/* IN_ATTRIB: a permission change of a directory on the path can turn a success
+ * into EACCES for a caller without CAP_DAC_OVERRIDE (pathcache.h). */
+#define PC_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | \
+                 IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW)
+
+/* A slot is live iff gen equals the cache's gen: bumping gen empties the table at
+ * once.  Keys are only ever added within a generation, so a probe may stop at the
+ * first dead slot. */
+typedef struct pc_slot {
+    uint32_t gen;
+    uint32_t hash;
+    uint32_t off;                        /* pool[off..off+plen): path, then llen target bytes */
+    uint16_t plen, llen;
+    uint8_t kind;                        /* sgr_pc_kind, or PC_NOKIND */
+    uint8_t dir;                         /* PC_DIR_* */
+} pc_slot;
+
+struct sgr_pcache {
+    int ino;                             /* inotify descriptor; -1: cache nothing */
+    int mi;                              /* /proc/self/mountinfo; -1 iff ino is -1 */
+    uint32_t gen;                        /* never 0: calloc'd slots are dead */
+    uint32_t count;                      /* live slots */
+    uint32_t pool_used;
+    uint32_t nwds;
+    uint64_t hits, misses, flushes;
+    int wds[SGR_PC_MAX_WATCHES];         /* watches this cache holds (live or not) */
+    pc_slot slots[PC_SLOTS];
+    char pool[PC_POOL];
+};
+
+/* ---- table ------------------------------------------------------------------------ */
+
+static uint32_t pc_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Drop every entry (the watches stay: only this cache's view of them is gone). */
+static void pc_flush(sgr_pcache *pc)
+{
+    if (++pc->gen == 0) {                /* after 2^32 flushes: make every slot dead again */
+        memset(pc->slots, 0, sizeof pc->slots);
+        pc->gen = 1;
+    }
+    pc->count = 0;
+    pc->pool_used = 0;
+    pc->flushes++;
+}
+
+/* The live slot of path[0..n) with hash h, or NULL; then *empty (if not NULL) is
+ * the dead slot where it would go.  Terminates: fewer live slots than slots. */
+static pc_slot *pc_find(sgr_pcache *pc, const char *path, size_t n, uint32_t h, pc_slot **empty)
+{
+    for (uint32_t i = h & (PC_SLOTS - 1);; i = (i + 1) & (PC_SLOTS - 1)) {
+        pc_slot *s = &pc->slots[i];
+        if (s->gen != pc->gen) {
+            if (empty)
+                *empty = s;
+            return NULL;
+        }
+        if (s->hash == h && s->plen == n && memcmp(pc->pool + s->off, path, n) == 0)
+            return s;
+    }
+}
+
+/* The slot of path[0..n), made if needed, with room for a target of tlen bytes
+ * (given only when the answer is stored).  NULL when the table or the pool is
+ * full: then everything has been dropped (the generation changed). */
+static pc_slot *pc_slot_for(sgr_pcache *pc, const char *path, size_t n, size_t tlen)
+{
+    uint32_t h = pc_hash(path, n);
+    pc_slot *at = NULL, *s = pc_find(pc, path, n, h, &at);
+    if (s && tlen == 0)
+        return s;
+    if ((!s && pc->count >= SGR_PC_MAX_ENTRIES) || PC_POOL - pc->pool_used < n + tlen) {
+        pc_flush(pc);
+        return NULL;
+    }
+    if (!s) {
+        s = at;
+        memset(s, 0, sizeof *s);
+        s->gen = pc->gen;
+        s->hash = h;
+        s->plen = (uint16_t)n;
+        s->kind = PC_NOKIND;
+        pc->count++;
+    }
+    /* a fresh copy of the path, followed by the target's room */
+    s->off = pc->pool_used;
+    memcpy(pc->pool + s->off, path, n);
+    pc->pool_used += (uint32_t)(n + tlen);
+    return s;
+}
+
+/* ---- the kernel's side -------------------------------------------------------------- */
+
+/* Stop caching for good (a descriptor went bad): every lookup is a real lstat. */
+static void pc_disable(sgr_pcache *pc)
+{
+    if (pc->ino >= 0)
+        close(pc->ino);
+    if (pc->mi >= 0)
+        close(pc->mi);
+    pc->ino = pc->mi = -1;
+    pc->nwds = 0;
+    pc_flush(pc);
+}
+
+/* Read the inotify queue until it is empty.  Returns 1 if there was anything
+ * (every event invalidates), 0 if not; a watch the kernel dropped (IN_IGNORED)
+ * leaves wds.  An unexpected read error disables the cache (and returns 1). */
+static int pc_drain(sgr_pcache *pc)
+{
+    char buf[4096];
+    int any = 0;
+    for (;;) {
+        ssize_t r = read(pc->ino, buf, sizeof buf);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0 && errno != EAGAIN) {
+                pc_disable(pc);
+                return 1;
+            }
+            return any;
+        }
+        any = 1;
+        struct inotify_event e;
+        for (ssize_t i = 0; i + (ssize_t)sizeof e <= r; i += (ssize_t)(sizeof e + e.len)) {
+            memcpy(&e, buf + i, sizeof e);
+            if (e.mask & IN_IGNORED)
+                for (uint32_t k = 0; k < pc->nwds; k++)
+                    if (pc->wds[k] == e.wd) {
+                        pc->wds[k] = pc->wds[--pc->nwds];
+                        break;
+                    }
+        }
+    }
+}
+
+/* Remove every watch this cache holds and drop everything.  The queue is read
+ * through afterwards: the IN_IGNORED events the removals queued, and any event
+ * of a change before now, concern entries that are gone already. */
+static void pc_purge(sgr_pcache *pc)
+{
+    for (uint32_t k = 0; k < pc->nwds; k++)
+        inotify_rm_watch(pc->ino, pc->wds[k]);   /* EINVAL for one already gone: fine */
+    pc->nwds = 0;
+    pc_drain(pc);
+    pc_flush(pc);
+}
+
+/* Filesystems whose every change goes through this kernel's VFS, so inotify sees
+ * it (not nfs, cifs, fuse, overlay's layers, proc, sysfs, ...). */
+static int pc_local_fs(uint32_t type)
+{
+    return type == 0xEF53u           /* ext2, ext3, ext4 */
+        || type == 0x58465342u       /* xfs */
+        || type == 0x9123683Eu       /* btrfs */
+        || type == 0x01021994u;      /* tmpfs */
+}
+
+/* Watch the directory buf[0..n) (NUL-terminated here for the syscalls) and check
+ * its filesystem.  1: watched and local; 0: not (a symlink, not a directory,
+ * EACCES, ENOSPC, not local, or the watch bound was reached: then everything has
+ * been dropped and the watches removed). */
+static int pc_watch(sgr_pcache *pc, char *buf, size_t n)
+{
+    char saved = buf[n];
+    buf[n] = '\0';
+    int ok = 0, wd = inotify_add_watch(pc->ino, buf, PC_MASK);
+    if (wd >= 0) {
+        /* the same inode again gives the same wd (no new watch); otherwise keep it */
+        uint32_t k = 0;
+        while (k < pc->nwds && pc->wds[k] != wd)
+            k++;
+        if (k == pc->nwds && pc->nwds == SGR_PC_MAX_WATCHES) {
+            inotify_rm_watch(pc->ino, wd);
+            pc_purge(pc);
+        } else {
+            if (k == pc->nwds)
+                pc->wds[pc->nwds++] = wd;
+            /* statfs every time: a wd's filesystem read in an earlier generation could
+             * come from a race; this one's races are this evaluation's own window */
+            struct statfs sf;
+            ok = statfs(buf, &sf) == 0 && pc_local_fs((uint32_t)sf.f_type);
+        }
+    }
+    buf[n] = saved;
+    return ok;
+}
+
+/* ---- directories ---------------------------------------------------------------- */
+
+/* Length of the parent of the canonical path buf[0..n), n > 1 ("/" is 1). */
+static size_t pc_parent(const char *buf, size_t n)
+{
+    while (n > 0 && buf[n - 1] != '/')
+        n--;
+    return n > 1 ? n - 1 : 1;
+}
+
+/* Record a directory state; 0 when the table was full (everything dropped). */
+static int pc_mark(sgr_pcache *pc, const char *buf, size_t n, int state)
+{
+    pc_slot *s = pc_slot_for(pc, buf, n, 0);
+    if (s)
+        s->dir = (uint8_t)state;
+    return s != NULL;
+}
+
+/* 1 when names in the directory buf[0..dlen) may be cached now: it and every
+ * directory above it are watched, on local filesystems, in this generation.
+ * Watches what is missing, each directory before the one below it, so that a
+ * change to any name on the way down is reported from the moment it matters.
+ * 0 otherwise, recorded for the next lookup when the table has room.  buf is a
+ * writable copy of a canonical path (restored on return). */
+static int pc_dir_ok(sgr_pcache *pc, char *buf, size_t dlen)
+{
+    const uint32_t gen = pc->gen;
+    size_t known = 0, len = dlen;    /* known: the deepest watched prefix, 0 none */
+    for (;;) {
+        pc_slot *s = pc_find(pc, buf, len, pc_hash(buf, len), NULL);
+        if (s && s->dir == PC_DIR_WATCHED) {
+            known = len;
+            break;
+        }
+        if (s && s->dir == PC_DIR_NOCACHE) {
+            if (len != dlen)
+                pc_mark(pc, buf, dlen, PC_DIR_NOCACHE);
+            return 0;
+        }
+        if (len == 1)
+            break;
+        len = pc_parent(buf, len);
+    }
+    while (known != dlen) {
+        size_t next = 1;             /* "/" first when nothing is known */
+        if (known) {
+            next = known == 1 ? 1 : known + 1;
+            while (next < dlen && buf[next] != '/')
+                next++;
+        }
+        int ok = pc_watch(pc, buf, next);
+        if (pc->gen != gen || !pc_mark(pc, buf, next, ok ? PC_DIR_WATCHED : PC_DIR_NOCACHE))
+            return 0;                /* dropped meanwhile: start afresh next time */
+        if (!ok) {
+            if (next != dlen)
+                pc_mark(pc, buf, dlen, PC_DIR_NOCACHE);
+            return 0;
+        }
+        known = next;
+    }
+    return 1;
+}
+
+/* ---- lookups ---------------------------------------------------------------------- */
+
+/* Length of path if it may be cached: absolute, canonical (no empty, "." or ".."
+ * component, no trailing "/"; not "/" itself), at most SGR_PC_MAX_PATH bytes.
+ * Else 0. */
+static size_t pc_cacheable(const char *p)
+{
+    if (p[0] != '/')
+        return 0;
+    size_t i = 1;
+    for (;;) {
+        size_t start = i;
+        while (p[i] && p[i] != '/')
+            if (++i > SGR_PC_MAX_PATH)
+                return 0;
+        size_t cl = i - start;
+        if (cl == 0 || (p[start] == '.' && (cl == 1 || (cl == 2 && p[start + 1] == '.'))))
+            return 0;
+        if (!p[i])
+            return i;
+        i++;
+    }
+}
+
+/* lstat(path), and readlink for a symlink into tgt[PATH_MAX]: the kind, the target
+ * length in *tlen (0: unreadable), and in *keep whether the answer may be cached:
+ * a success with a readable target, or ENOENT.  Never EACCES and the like, which
+ * can change without a name changing. */
+static sgr_pc_kind pc_real(const char *path, char *tgt, size_t *tlen, int *keep)
+{
+    struct stat st;
+    *tlen = 0;
+    *keep = 0;
+    if (lstat(path, &st) != 0) {
+        *keep = errno == ENOENT;
+        return SGR_PC_MISSING;
+    }
+    *keep = 1;
+    if (S_ISDIR(st.st_mode))
+        return SGR_PC_DIR;
+    if (!S_ISLNK(st.st_mode))
+        return SGR_PC_OTHER;
+    ssize_t ll = readlink(path, tgt, PATH_MAX);
+    if (ll > 0 && ll < PATH_MAX)
+        *tlen = (size_t)ll;
+    else
+        *keep = 0;
+    return SGR_PC_LINK;
+}
+
+/* Hand an answer to the caller (the target only when it fits with its NUL). */
+static sgr_pc_kind pc_answer(sgr_pc_kind kind, const char *tgt, size_t tlen, char *link, size_t linkcap,
+                             size_t *linklen)
+{
+    *linklen = 0;
+    if (linkcap)
+        link[0] = '\0';
+    if (kind == SGR_PC_LINK && tlen > 0 && tlen < linkcap) {
+        memcpy(link, tgt, tlen);
+        link[tlen] = '\0';
+        *linklen = tlen;
+    }
+    return kind;
+}
+
+/* A lookup the table could not answer: watch the directories (before the lstat,
+ * so a change between the two is still reported), then lstat, then store. */
+static sgr_pc_kind pc_miss(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
+                           size_t *linklen)
+{
+    char buf[SGR_PC_MAX_PATH + 1], tgt[PATH_MAX];
+    memcpy(buf, path, n + 1);
+    const uint32_t gen = pc->gen;
+    int cache = pc_dir_ok(pc, buf, pc_parent(buf, n)), keep;
+    size_t tlen;
+    sgr_pc_kind kind = pc_real(path, tgt, &tlen, &keep);
+    pc->misses++;
+    if (cache && keep && pc->gen == gen) {
+        pc_slot *s = pc_slot_for(pc, path, n, tlen);
+        if (s) {
+            s->kind = (uint8_t)kind;
+            s->llen = (uint16_t)tlen;
+            memcpy(pc->pool + s->off + n, tgt, tlen);
+        }
+    }
+    return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
+}
+
+sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen)
+{
+    size_t n = pc && pc->ino >= 0 ? pc_cacheable(path) : 0;
+    if (n) {
+        pc_slot *s = pc_find(pc, path, n, pc_hash(path, n), NULL);
+        if (s && s->kind != PC_NOKIND) {
+            pc->hits++;
+            return pc_answer((sgr_pc_kind)s->kind, pc->pool + s->off + n, s->llen, link, linkcap, linklen);
+        }
+        return pc_miss(pc, path, n, link, linkcap, linklen);
+    }
+    char tgt[PATH_MAX];
+    size_t tlen;
+    int keep;
+    if (pc)
+        pc->misses++;
+    sgr_pc_kind kind = pc_real(path, tgt, &tlen, &keep);
+    return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
+}
+
+/* ---- life ------------------------------------------------------------------------- */
+
+sgr_pcache *sgr_pc_new(unsigned flags)
+{
+    sgr_pcache *pc = sg_calloc(1, sizeof *pc);
+    if (!pc)
+        return NULL;
+    pc->gen = 1;
+    pc->ino = pc->mi = -1;
+    if (flags & SGR_PC_UNCACHED)
+        return pc;
+    /* a mount changes answers without an inotify event: no mountinfo, no caching */
+    pc->mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (pc->mi < 0)
+        return pc;
+    pc->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (pc->ino < 0) {
+        close(pc->mi);
+        pc->mi = -1;
+    }
+    return pc;
+}
+
+void sgr_pc_free(sgr_pcache *pc)
+{
+    if (!pc)
+        return;
+    if (pc->ino >= 0)
+        close(pc->ino);
+    if (pc->mi >= 0)
+        close(pc->mi);
+    sg_free(pc);
+}
+
+void sgr_pc_begin(sgr_pcache *pc)
+{
+    if (!pc || pc->ino < 0)
+        return;
+    /* mountinfo always has POLLIN; only POLLPRI|POLLERR means the table changed,
+     * and this poll re-arms it (the file's event counter is updated by poll) */
+    struct pollfd pf[2] = { { pc->ino, POLLIN, 0 }, { pc->mi, POLLPRI, 0 } };
+    int r = poll(pf, 2, 0);
+    if (r == 0)
+        return;
+    if (r < 0) {
+        pc_flush(pc);                /* cannot tell what changed: assume everything */
+        return;
+    }
+    if ((pf[0].revents | pf[1].revents) & POLLNVAL) {
+        pc_disable(pc);              /* a descriptor was closed behind our back */
+        return;
+    }
+    int dirty = (pf[1].revents & (POLLPRI | POLLERR)) != 0;
+    if (pf[0].revents)
+        dirty |= pc_drain(pc);
+    if (dirty && pc->ino >= 0)
+        pc_flush(pc);
+}
+
+void sgr_pc_stats(const sgr_pcache *pc, uint64_t *hits, uint64_t *misses, uint64_t *flushes)
+{
+    if (hits)
+        *hits = pc ? pc->hits : 0;
+    if (misses)
+        *misses = pc ? pc->misses : 0;
+    if (flushes)
+        *flushes = pc ? pc->flushes : 0;
+}
