@@ -68,6 +68,23 @@ static const char *const corpus[] = {
 };
 #define NCORPUS (sizeof corpus / sizeof *corpus)
 
+/* Realistic 2-segment agent commands of 80 to 105 bytes, most with path operands
+ * that exist in the source tree (the issue's latency target is for "a 100-byte,
+ * 2-segment command with the default pack"). */
+static const char *const corpus2[] = {
+    "git log --oneline --stat -20 -- compiler/sema.c runtime/eval.c | grep -in 'fix the evaluator'",
+    "grep -rn --include='*.c' -e 'sgr_eval' -e 'sgr_ctx_new' runtime lib cli tests | sort -t: -k1,1 -k2,2n",
+    "find runtime compiler -name '*.c' -newer CMakeLists.txt -not -name 'lex.c' -print | sort -r",
+    "cat docs/language.md docs/packs.md docs/hooks.md docs/admission.md | grep -n -E '^#{2,3} [A-Z]'",
+    "cd build && ctest -j2 --output-on-failure -R 'pack_|inline_|coverage_' --timeout 300 --repeat until-pass:2",
+    "git diff --stat HEAD~3 -- runtime/ compiler/ lib/ cli/ && git log --oneline --graph --decorate -15",
+    "python3 -m pytest -q tests/test_api.py -k 'not slow and not network' --maxfail=3 2>&1 | tail -n 30",
+    "ls -la --time-style=long-iso src/ include/ tests/ docs/ bench/ | awk '{print $6, $7, $8, $NF}'",
+    "sed -n '120,240p' runtime/shparse.c | grep -n -e 'static int' -e 'static void' -e 'parse_'",
+    "docker ps --all --format '{{.Names}} {{.Status}} {{.Image}}' --filter status=running | sort -k2 -r",
+};
+#define NCORPUS2 (sizeof corpus2 / sizeof *corpus2)
+
 /* decisions run in the real working directory (run from the source tree), so path
  * rules pay for the lstat calls real paths cost */
 static char bench_cwd[4096];
@@ -112,6 +129,42 @@ static void bench_one(const char *label, sgr_ctx *ctx, const char *cmd, int iter
     printf("  %-28s %9.0f decisions/s   median %6.2f us   p99 %6.2f us  (%zu bytes)\n", label,
            iters / total, lat[iters / 2] * 1e6, lat[iters * 99 / 100] * 1e6, n);
     free(lat);
+}
+
+/* Every corpus2 command timed iters / NCORPUS2 times, interleaved: the median and
+ * p99 over all of them, then each command's own median. */
+static void bench_corpus2(sgr_ctx *ctx, int iters)
+{
+    sgr_opts o = { bench_cwd, NULL, 0, NULL };
+    int per = iters / (int)NCORPUS2 > 0 ? iters / (int)NCORPUS2 : 1;
+    size_t lens[NCORPUS2];
+    double *lat = malloc(sizeof(double) * (size_t)per * NCORPUS2);
+    double *own = malloc(sizeof(double) * (size_t)per * NCORPUS2);
+    for (size_t k = 0; k < NCORPUS2; k++)
+        lens[k] = strlen(corpus2[k]);
+    for (int w = 0; w < 1000; w++)
+        sgr_eval(ctx, corpus2[w % NCORPUS2], lens[w % NCORPUS2], &o);
+    double t0 = now();
+    for (int i = 0; i < per; i++)
+        for (size_t k = 0; k < NCORPUS2; k++) {
+            double a = now();
+            sgr_eval(ctx, corpus2[k], lens[k], &o);
+            double d = now() - a;
+            lat[(size_t)i * NCORPUS2 + k] = d;
+            own[k * (size_t)per + (size_t)i] = d;
+        }
+    double total = now() - t0;
+    size_t n = (size_t)per * NCORPUS2;
+    qsort(lat, n, sizeof *lat, cmp_d);
+    printf("  %-28s %9.0f decisions/s   median %6.2f us   p99 %6.2f us  (%zu commands, 76-105 bytes)\n",
+           "default pack, 2-segment set", n / total, lat[n / 2] * 1e6, lat[n * 99 / 100] * 1e6, NCORPUS2);
+    for (size_t k = 0; k < NCORPUS2; k++) {
+        qsort(own + k * (size_t)per, (size_t)per, sizeof *own, cmp_d);
+        printf("      median %6.2f us  %.60s%s\n", own[k * (size_t)per + (size_t)per / 2] * 1e6, corpus2[k],
+               lens[k] > 60 ? "..." : "");
+    }
+    free(lat);
+    free(own);
 }
 
 int main(int argc, char **argv)
@@ -181,6 +234,7 @@ int main(int argc, char **argv)
                   "git log --oneline --stat -20 -- compiler/sema.c runtime/eval.c | grep -in 'fix the evaluator'",
                   iters);
         bench_one("default pack, no path operands", c, "git status --short | wc -l", iters);
+        bench_corpus2(c, iters);
         sgr_ctx_free(c);
         sg_policy_free(def);
     }
