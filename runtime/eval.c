@@ -9,6 +9,7 @@
 #include "eval.h"
 #include "unwrap.h"
 #include "hook_lua.h"
+#include "pathcache.h"
 #include "common/alloc.h"
 
 struct sgr_ctx {
@@ -22,15 +23,13 @@ struct sgr_ctx {
     const char *line;
     size_t len;
     const sgr_opts *opts;
-    const char **roots;
+    const char **roots;                 /* resolved this call */
     uint32_t nroots;
-    /* roots resolved by the last call, kept while the caller's roots stay the same
-     * (realpath costs several system calls per root) */
-    char *root_key;                     /* the roots as given, NUL-separated */
-    size_t root_key_len;
-    char *root_res;                     /* resolved, NUL-separated */
-    uint32_t root_nres;
-    char *real_key[2], *real_val[2];    /* cached_real: 0 cwd, 1 home */
+    /* lstat answers, checked against inotify and the mount table once a call
+     * (runtime/pathcache.h): the cwd, roots and every path operand are resolved
+     * afresh on every call, and cost a system call only when something changed */
+    sgr_pcache *pc;
+    int pc_begun;                       /* sgr_pc_begin done for this call */
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     /* Lua hooks: one sandboxed state per context, made on first use */
     sgr_hooks *hooks;
@@ -166,6 +165,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     }
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
+    c->pc = sgr_pc_new(0);              /* NULL (out of memory): lstat every time */
     sg_arena_init(&c->arena, 64 * 1024);
     c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
@@ -180,12 +180,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_arena_free(&c->arena);
     sg_free(c->need);
     sgr_hooks_free(c->hooks);
-    sg_free(c->root_key);
-    sg_free(c->root_res);
-    for (int k = 0; k < 2; k++) {
-        sg_free(c->real_key[k]);
-        sg_free(c->real_val[k]);
-    }
+    sgr_pc_free(c->pc);
     sg_free(c);
 }
 
@@ -202,27 +197,6 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* realpath(s) remembered in slot k while s stays the same string (cwd, home):
- * base directories are resolved once, not on every path operand. */
-static const char *cached_real(sgr_ctx *c, int k, const char *s)
-{
-    if (c->real_key[k] && strcmp(c->real_key[k], s) == 0)
-        return c->real_val[k];
-    char real[PATH_MAX];
-    const char *use = realpath(s, real) ? real : s;
-    char *key = sg_strndup(s, strlen(s)), *val = sg_strndup(use, strlen(use));
-    if (!key || !val) {
-        sg_free(key);
-        sg_free(val);
-        return s;
-    }
-    sg_free(c->real_key[k]);
-    sg_free(c->real_val[k]);
-    c->real_key[k] = key;
-    c->real_val[k] = val;
-    return val;
-}
-
 /* Resolve word text against cwd (and ~ against home) the way the kernel walks
  * it: component by component from an already-resolved base, following each
  * symlink (so `link/../x` goes where the link points, not where the text says),
@@ -233,11 +207,18 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
 {
     const char *home = NULL, *base = cwd, *rel = w;
     uint32_t rl = wl;
+    if (!c->pc_begun) {
+        sgr_pc_begin(c->pc);
+        c->pc_begun = 1;
+    }
     if (w[0] == '/') {
         base = "/";
     } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
                && (home = c->opts->home ? c->opts->home : getenv("HOME")) && home[0] == '/') {
-        base = cached_real(c, 1, home);
+        uint32_t hl;
+        base = resolve_path(c, "/", home, (uint32_t)strlen(home), 0, &hl);
+        if (!base)
+            return NULL;
         rel = w + 1;
         rl = wl - 1;
     }
@@ -285,15 +266,15 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         p[n] = '\0';
         if (missing)
             continue;
-        struct stat st;
-        if (lstat(p, &st) != 0) {
+        size_t ll = 0;
+        sgr_pc_kind kind = sgr_pc_lstat(c->pc, p, link, sizeof link, &ll);
+        if (kind == SGR_PC_MISSING) {
             missing = 1;
             continue;
         }
-        if (!S_ISLNK(st.st_mode))
+        if (kind != SGR_PC_LINK)
             continue;
-        ssize_t ll = readlink(p, link, sizeof link - 1);
-        if (ll <= 0 || ++hops > 40) {
+        if (ll == 0 || ++hops > 40) {
             const char loop[] = "/(symlink loop)";
             memcpy(p, loop, sizeof loop);
             n = sizeof loop - 1;
@@ -308,12 +289,12 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
             p[0] = '/';
         p[n] = '\0';
         size_t rest = ql - qi;
-        if ((size_t)ll + 1 + rest >= cap)
+        if (ll + 1 + rest >= cap)
             break;
         memmove(q + ll + 1, q + qi, rest);
-        memcpy(q, link, (size_t)ll);
+        memcpy(q, link, ll);
         q[ll] = '/';
-        ql = (size_t)ll + 1 + rest;
+        ql = ll + 1 + rest;
         q[ql] = '\0';
         qi = 0;
     }
@@ -1040,66 +1021,25 @@ static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *ru
     return out;
 }
 
-/* Resolve the workspace roots (default: the cwd) with realpath, reusing the last
- * call's answer when the roots are the same strings.  -1 on OOM. */
+/* Resolve the workspace roots (default: the cwd; a relative root is taken from
+ * the cwd) the way operands are resolved, on every call. */
 static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
 {
-    size_t n = o->nroots ? o->nroots : 1, klen = 0;
-    for (size_t i = 0; i < n; i++)
-        klen += strlen(o->nroots ? o->roots[i] : cwd) + 1;
-    int same = c->root_key && klen == c->root_key_len;
-    if (same) {
-        const char *k = c->root_key;
-        for (size_t i = 0; i < n && same; i++) {
-            const char *root = o->nroots ? o->roots[i] : cwd;
-            size_t l = strlen(root);
-            same = memcmp(k, root, l + 1) == 0;
-            k += l + 1;
-        }
-    }
-    if (!same) {
-        char *key = sg_malloc(klen), *res = sg_malloc(n * (PATH_MAX + 1));
-        if (!key || !res) {
-            sg_free(key);
-            sg_free(res);
-            return -1;
-        }
-        size_t kp = 0, rp = 0;
-        uint32_t nres = 0;
-        for (size_t i = 0; i < n; i++) {
-            const char *root = o->nroots ? o->roots[i] : cwd;
-            size_t l = strlen(root);
-            memcpy(key + kp, root, l + 1);
-            kp += l + 1;
-            char real[PATH_MAX];
-            const char *use = realpath(root, real) ? real : root;
-            size_t ul = strlen(use);
-            if (use[0] != '/' || ul > PATH_MAX)
-                continue;
-            memcpy(res + rp, use, ul + 1);
-            rp += ul + 1;
-            nres++;
-        }
-        sg_free(c->root_key);
-        sg_free(c->root_res);
-        c->root_key = key;
-        c->root_key_len = klen;
-        c->root_res = res;
-        c->root_nres = nres;
-    }
-    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * (c->root_nres ? c->root_nres : 1));
+    size_t n = o->nroots ? o->nroots : 1;     /* cwd: resolved already */
+    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * n);
     if (!c->roots)
         return -1;
-    const char *p = c->root_res;
-    for (uint32_t i = 0; i < c->root_nres; i++) {
-        c->roots[i] = p;
-        p += strlen(p) + 1;
+    c->nroots = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *root = o->nroots ? o->roots[i] : cwd;
+        uint32_t l;
+        char *r = resolve_path(c, cwd, root, (uint32_t)strlen(root), 0, &l);
+        if (!r)
+            return -1;
+        c->roots[c->nroots++] = r;
     }
-    c->nroots = c->root_nres;
     return 0;
 }
-
-/* ---- the decision -------------------------------------------------------------- */
 
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
@@ -1314,13 +1254,16 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->len = len;
     c->opts = o;
     c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
+    c->pc_begun = 0;
     const sgr_table *t = c->t;
     const char *cwd = o && o->cwd && o->cwd[0] == '/' ? o->cwd : "/nonexistent-cwd";
     sgr_opts dflt = { cwd, NULL, 0, NULL };
     if (!o)
         c->opts = o = &dflt;
 
-    if (resolve_roots(c, o, cwd) < 0) {
+    uint32_t cwdl;
+    const char *rcwd = resolve_path(c, "/", cwd, (uint32_t)strlen(cwd), 0, &cwdl);
+    if (!rcwd || resolve_roots(c, o, rcwd) < 0) {
         oom_result(c);
         return r;
     }
@@ -1371,7 +1314,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         oom_result(c);
         return r;
     }
-    all.v[all.n++] = cached_real(c, 0, cwd);
+    all.v[all.n++] = rcwd;
     cwd_set sure = { NULL, 0, 0 };        /* the && chain after a cd, when there is one */
     for (uint32_t i = 0; i < n; i++) {
         const sgr_segment *s = &r->cl.seg[i];
