@@ -28,8 +28,9 @@ struct sgr_ctx {
     /* lstat answers, checked against inotify and the mount table once a call
      * (runtime/pathcache.h): the cwd, roots and every path operand are resolved
      * afresh on every call, and cost a system call only when something changed */
-    sgr_pcache *pc;
+    sgr_pcache *pc;                     /* made by the second call (see sgr_eval) */
     int pc_begun;                       /* sgr_pc_begin done for this call */
+    uint64_t ncalls;
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     /* Lua hooks: one sandboxed state per context, made on first use */
     sgr_hooks *hooks;
@@ -165,7 +166,6 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     }
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
-    c->pc = sgr_pc_new(0);              /* NULL (out of memory): lstat every time */
     sg_arena_init(&c->arena, 64 * 1024);
     c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
@@ -1255,6 +1255,11 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->opts = o;
     c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
     c->pc_begun = 0;
+    /* A context that decides once (the CLI's check) gains nothing from the cache,
+     * and dropping inotify watches costs milliseconds at exit: the cache comes
+     * with the second call.  NULL (out of memory, or no inotify): lstat each time. */
+    if (++c->ncalls == 2)
+        c->pc = sgr_pc_new(0);
     const sgr_table *t = c->t;
     const char *cwd = o && o->cwd && o->cwd[0] == '/' ? o->cwd : "/nonexistent-cwd";
     sgr_opts dflt = { cwd, NULL, 0, NULL };

@@ -8,6 +8,8 @@
 #include "runtime/eval.h"
 #include "runtime/table.h"
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char PACK[] =
     "pack t version 7\n"
@@ -55,6 +57,65 @@ static void expect(const char *cmd, uint32_t dec, const char *rule)
         fprintf(stderr, "  %s: got %s %s (%s), want %s %s\n", cmd, sgr_decision_name(r->decision),
                 r->rule_id, r->message, sgr_decision_name(dec), rule);
     CHECK(ok);
+}
+
+/* Path resolution goes through a per-context cache from a context's second call
+ * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
+ * context is seen by the next call, and so is a cwd swapped for a symlink. */
+static void swap_tests(void)
+{
+    char tmpl[] = "/tmp/sg-evalswap-XXXXXX", ws[128], old[128], out[128], ssh[128], notes[128], onotes[128];
+    char *d = mkdtemp(tmpl);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    snprintf(ws, sizeof ws, "%s/ws", d);
+    snprintf(old, sizeof old, "%s/ws.old", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    snprintf(ssh, sizeof ssh, "%s/out/.ssh", d);
+    snprintf(notes, sizeof notes, "%s/ws/notes", d);
+    snprintf(onotes, sizeof onotes, "%s/out/notes", d);
+    CHECK(mkdir(ws, 0700) == 0 && mkdir(out, 0700) == 0 && mkdir(ssh, 0700) == 0);
+    FILE *f = fopen(notes, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    CHECK(symlink("/etc/hostname", onotes) == 0);
+    sgr_opts o = { ws, NULL, 0, "/w" };
+    const sgr_result *r = NULL;
+    for (int i = 0; i < 3; i++) {
+        r = sgr_eval(ctx, "cat notes", 9, &o);
+        CHECK(r->decision == SGT_ALLOW && strcmp(r->rule_id, "t:read") == 0);
+    }
+    /* the file becomes a symlink out of the workspace, then into a secret */
+    CHECK(unlink(notes) == 0 && symlink(out, notes) == 0);
+    r = sgr_eval(ctx, "cat notes", 9, &o);
+    CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "default") == 0);
+    CHECK(unlink(notes) == 0 && symlink(ssh, notes) == 0);
+    r = sgr_eval(ctx, "cat notes", 9, &o);
+    CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "t:secret") == 0);
+    /* and back to a plain file */
+    CHECK(unlink(notes) == 0);
+    f = fopen(notes, "w");
+    if (f)
+        fclose(f);
+    r = sgr_eval(ctx, "cat notes", 9, &o);
+    CHECK(r->decision == SGT_ALLOW);
+    /* the cwd itself swapped for a symlink to out/, where notes leads out */
+    CHECK(rename(ws, old) == 0 && symlink(out, ws) == 0);
+    r = sgr_eval(ctx, "cat notes", 9, &o);
+    CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "default") == 0);
+    r = sgr_eval(ctx, "cat .ssh/config", 15, &o);
+    CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "t:secret") == 0);
+    unlink(ws);
+    char oldnotes[160];
+    snprintf(oldnotes, sizeof oldnotes, "%s/notes", old);
+    unlink(oldnotes);
+    rmdir(old);
+    unlink(onotes);
+    rmdir(ssh);
+    rmdir(out);
+    rmdir(d);
 }
 
 int main(void)
@@ -198,6 +259,7 @@ int main(void)
     free(m);
     CHECK(flips_ok);
     CHECK(trunc_ok);
+    swap_tests();
     sgr_ctx_free(ctx);
     sgr_table_free(t);
 
