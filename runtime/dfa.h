@@ -115,28 +115,39 @@ static inline int32_t sgr_dfa_match(const sgr_dfa *d, const char *s, size_t n)
     return d->accept[st];
 }
 
-/* Run d over s[0..n) and say whether s or a leading part of it that stops before
- * a '/' is accepted (1) or not (0): the state after l bytes decides the prefix of
- * length l, so one run decides them all (`path inside`). */
-static inline int sgr_dfa_match_dirs(const sgr_dfa *d, const char *s, size_t n)
+/* The `path inside` run, resumable: from state *st at q in the string that starts
+ * at p, stop at end.  Returns 1 as soon as a leading part of the string that stops
+ * before a '/' at or after q is accepted (or the accepting sink is reached, which
+ * accepts the end whatever follows); else 0 with *st the state at end (0: dead).
+ * Callers check accept[*st] themselves when end is the end of the whole string. */
+static inline int sgr_dfa_dirs_from(const sgr_dfa *d, uint32_t *st, const uint8_t *p,
+                                    const uint8_t *q, const uint8_t *end)
 {
-    const uint8_t *p = (const uint8_t *)s, *end = p + n;
-    uint32_t st = 1;
-    for (const uint8_t *q = p; q < end;) {
-        if (d->loops[st] && d->accept[st] < 0) {  /* no prefix ending in st matches */
-            q = sgr_dfa_skip(d, st, q, end);
+    uint32_t s = *st;
+    while (q < end && s != 0) {
+        if (d->loops[s] && d->accept[s] < 0) {     /* no prefix ending in s matches */
+            q = sgr_dfa_skip(d, s, q, end);
             if (q == end)
                 break;
         }
-        if (q > p && *q == '/' && d->accept[st] >= 0)
+        if (q > p && *q == '/' && d->accept[s] >= 0)
             return 1;
-        st = d->trans[(size_t)st * d->nclasses + d->classmap[*q++]];
-        if (st == 0)
-            return 0;
-        if (st == d->sink)
-            return 1;                                /* the end is accepted, if nothing before */
+        s = d->trans[(size_t)s * d->nclasses + d->classmap[*q++]];
+        if (s != 0 && s == d->sink)
+            return 1;
     }
-    return d->accept[st] >= 0;
+    *st = s;
+    return 0;
+}
+
+/* Is s[0..n), or a leading part of it that stops before a '/', accepted?  The
+ * state after l bytes decides the prefix of length l, so one run decides them all
+ * (`path inside`). */
+static inline int sgr_dfa_match_dirs(const sgr_dfa *d, const char *s, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    uint32_t st = 1;
+    return sgr_dfa_dirs_from(d, &st, p, p, p + n) || d->accept[st] >= 0;
 }
 
 #endif

@@ -33,6 +33,26 @@ static int32_t run_n(const sgc_dfa *d, const char *s, size_t n)
 
 static int32_t run(const sgc_dfa *d, const char *s) { return run_n(d, s, strlen(s)); }
 
+/* The runtime's `path inside` matcher on s, in one run and resumed at the k-th
+ * byte (both must agree): *split gets the resumed answer. */
+static int run_dirs(const sgc_dfa *d, const char *s, size_t n, size_t k, int *split)
+{
+    sgr_dfa r;
+    uint8_t *loops = malloc(d->nstates);
+    if (!loops)
+        abort();
+    for (uint32_t st = 0; st < d->nstates; st++)
+        loops[st] = sgr_dfa_state_loops(d->trans + (size_t)st * d->nclasses, d->nclasses, st);
+    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept, loops);
+    int whole = sgr_dfa_match_dirs(&r, s, n);
+    const uint8_t *p = (const uint8_t *)s;
+    uint32_t st = 1;
+    *split = sgr_dfa_dirs_from(&r, &st, p, p, p + k) || sgr_dfa_dirs_from(&r, &st, p, p + k, p + n)
+             || r.accept[st] >= 0;
+    free(loops);
+    return whole;
+}
+
 static sgc_pattern pat(sgc_pat_kind k, const char *text, int icase, int32_t id)
 {
     sgc_pattern p = {k, text, strlen(text), icase, id};
@@ -995,6 +1015,21 @@ static void test_random_glob(void)
                 fprintf(stderr, "glob mismatch: %s on \"%s\": got %d want %d\n", g, s,
                         got, want);
             CHECK(got == want);
+            /* path inside: s or a leading part stopping before a '/' */
+            int wantd = 0;
+            for (int l = n; l >= 0 && !wantd; l--) {
+                if (l < n && (l == 0 || s[l] != '/'))
+                    continue;
+                char pre[16];
+                memcpy(pre, s, (size_t)l);
+                pre[l] = '\0';
+                wantd = fnmatch(g, pre, icase ? FNM_CASEFOLD : 0) == 0;
+            }
+            int split, gotd = run_dirs(&d, s, (size_t)n, n ? rnd((uint32_t)n + 1) : 0, &split);
+            if ((gotd != wantd || split != wantd) && bad++ < 5)
+                fprintf(stderr, "dirs mismatch: %s on \"%s\": got %d/%d want %d\n", g, s, gotd,
+                        split, wantd);
+            CHECK(gotd == wantd && split == wantd);
         }
         sgc_dfa_free(&d);
     }
