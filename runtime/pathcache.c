@@ -1,10 +1,10 @@
-/* pathcache.c - lstat answers cached under inotify watches and a mountinfo poll
- * (the contract and the invalidation argument are in pathcache.h). */
+/* pathcache.c - lstat answers cached under inotify watches and a mountinfo watch
+ * in one epoll set (the contract and the invalidation argument are in pathcache.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -16,6 +16,8 @@ enum {
     PC_SLOTS = 2 * SGR_PC_MAX_ENTRIES,   /* open addressing, load <= 1/2; a power of two */
     PC_POOL = 64 * SGR_PC_MAX_ENTRIES,   /* path and target bytes of the live entries */
     PC_NOKIND = 0xff,                    /* slot records a directory's state, no lstat answer */
+    PC_EV_INOTIFY = 0,                   /* epoll_event.data.u32 of each descriptor */
+    PC_EV_MOUNTS = 1,
 };
 
 /* What a slot knows about the directory at its path (when it is one). */
@@ -47,6 +49,7 @@ typedef struct pc_slot {
 struct sgr_pcache {
     int ino;                             /* inotify descriptor; -1: cache nothing */
     int mi;                              /* /proc/self/mountinfo; -1 iff ino is -1 */
+    int ep;                              /* epoll over ino and mi; -1 iff ino is -1 */
     uint32_t gen;                        /* never 0: calloc'd slots are dead */
     uint32_t count;                      /* live slots */
     uint32_t pool_used;
@@ -132,37 +135,41 @@ static pc_slot *pc_slot_for(sgr_pcache *pc, const char *path, size_t n, size_t t
 
 /* ---- the kernel's side -------------------------------------------------------------- */
 
-/* Stop caching for good (a descriptor went bad): every lookup is a real lstat. */
-static void pc_disable(sgr_pcache *pc)
+/* Close the cache's descriptors but the one numbered bad (-1: none), which is no
+ * longer the cache's (closed behind its back, so the number may be reused). */
+static void pc_close(sgr_pcache *pc, int bad)
 {
-    if (pc->ino >= 0)
-        close(pc->ino);
-    if (pc->mi >= 0)
-        close(pc->mi);
-    pc->ino = pc->mi = -1;
+    const int fds[3] = { pc->ep, pc->ino, pc->mi };
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0 && fds[i] != bad)
+            close(fds[i]);
+    pc->ep = pc->ino = pc->mi = -1;
+}
+
+/* Stop caching for good (the descriptor bad went bad): every lookup is a real
+ * lstat. */
+static void pc_disable(sgr_pcache *pc, int bad)
+{
+    pc_close(pc, bad);
     pc->nwds = 0;
     pc_flush(pc);
 }
 
-/* Read the inotify queue until it is empty.  Returns 1 if there was anything
- * (every event invalidates), 0 if not; a watch the kernel dropped (IN_IGNORED)
- * leaves wds.  An unexpected read error disables the cache (and returns 1). */
-static int pc_drain(sgr_pcache *pc)
+/* Read the inotify queue until it is empty (the caller drops the entries: every
+ * event invalidates); a watch the kernel dropped (IN_IGNORED) leaves wds.  An
+ * unexpected read error disables the cache. */
+static void pc_drain(sgr_pcache *pc)
 {
     char buf[4096];
-    int any = 0;
     for (;;) {
         ssize_t r = read(pc->ino, buf, sizeof buf);
         if (r <= 0) {
             if (r < 0 && errno == EINTR)
                 continue;
-            if (r < 0 && errno != EAGAIN) {
-                pc_disable(pc);
-                return 1;
-            }
-            return any;
+            if (r < 0 && errno != EAGAIN)
+                pc_disable(pc, errno == EBADF ? pc->ino : -1);
+            return;
         }
-        any = 1;
         struct inotify_event e;
         for (ssize_t i = 0; i + (ssize_t)sizeof e <= r; i += (ssize_t)(sizeof e + e.len)) {
             memcpy(&e, buf + i, sizeof e);
@@ -189,13 +196,15 @@ static void pc_purge(sgr_pcache *pc)
 }
 
 /* Filesystems whose every change goes through this kernel's VFS, so inotify sees
- * it (not nfs, cifs, fuse, overlay's layers, proc, sysfs, ...). */
+ * it (not nfs, cifs, fuse, proc, sysfs, ...).  overlay: every supported change is
+ * made through the overlay mount (pathcache.h). */
 static int pc_local_fs(uint32_t type)
 {
     return type == 0xEF53u           /* ext2, ext3, ext4 */
         || type == 0x58465342u       /* xfs */
         || type == 0x9123683Eu       /* btrfs */
-        || type == 0x01021994u;      /* tmpfs */
+        || type == 0x01021994u       /* tmpfs */
+        || type == 0x794C7630u;      /* overlay */
 }
 
 /* Watch the directory buf[0..n) (NUL-terminated here for the syscalls) and check
@@ -408,18 +417,21 @@ sgr_pcache *sgr_pc_new(unsigned flags)
     if (!pc)
         return NULL;
     pc->gen = 1;
-    pc->ino = pc->mi = -1;
+    pc->ino = pc->mi = pc->ep = -1;
     if (flags & SGR_PC_UNCACHED)
         return pc;
-    /* a mount changes answers without an inotify event: no mountinfo, no caching */
+    /* a mount changes answers without an inotify event: no mountinfo, no caching;
+     * and no epoll set, no caching either (no poll() fallback: a second way to
+     * wait is a second way to be wrong, for a case as rare as inotify failing) */
     pc->mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-    if (pc->mi < 0)
-        return pc;
     pc->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (pc->ino < 0) {
-        close(pc->mi);
-        pc->mi = -1;
-    }
+    pc->ep = epoll_create1(EPOLL_CLOEXEC);
+    /* mountinfo always reads as EPOLLIN; EPOLLPRI|EPOLLERR mean the table changed */
+    struct epoll_event ei = { .events = EPOLLIN, .data.u32 = PC_EV_INOTIFY };
+    struct epoll_event em = { .events = EPOLLPRI | EPOLLERR, .data.u32 = PC_EV_MOUNTS };
+    if (pc->mi < 0 || pc->ino < 0 || pc->ep < 0 || epoll_ctl(pc->ep, EPOLL_CTL_ADD, pc->ino, &ei) != 0
+        || epoll_ctl(pc->ep, EPOLL_CTL_ADD, pc->mi, &em) != 0)
+        pc_close(pc, -1);
     return pc;
 }
 
@@ -427,10 +439,7 @@ void sgr_pc_free(sgr_pcache *pc)
 {
     if (!pc)
         return;
-    if (pc->ino >= 0)
-        close(pc->ino);
-    if (pc->mi >= 0)
-        close(pc->mi);
+    pc_close(pc, -1);
     sg_free(pc);
 }
 
@@ -438,25 +447,27 @@ void sgr_pc_begin(sgr_pcache *pc)
 {
     if (!pc || pc->ino < 0)
         return;
-    /* mountinfo always has POLLIN; only POLLPRI|POLLERR means the table changed,
-     * and this poll re-arms it (the file's event counter is updated by poll) */
-    struct pollfd pf[2] = { { pc->ino, POLLIN, 0 }, { pc->mi, POLLPRI, 0 } };
-    int r = poll(pf, 2, 0);
+    /* Level-triggered.  A mount change wakes the namespace's wait queue, which puts
+     * mi on the ready list; this wait then calls mountinfo's poll method, which
+     * reports EPOLLPRI|EPOLLERR once and re-arms (it records the table's event
+     * count in the file); the next wait polls mi again, finds nothing and takes
+     * it off the list.  With nothing ready, no descriptor is polled at all. */
+    struct epoll_event ev[2];
+    int r = epoll_wait(pc->ep, ev, 2, 0);
     if (r == 0)
         return;
     if (r < 0) {
-        pc_flush(pc);                /* cannot tell what changed: assume everything */
+        if (errno == EINTR)
+            pc_flush(pc);            /* cannot tell what changed: assume everything */
+        else
+            pc_disable(pc, pc->ep);  /* EBADF, EINVAL: ep was closed behind our back */
         return;
     }
-    if ((pf[0].revents | pf[1].revents) & POLLNVAL) {
-        pc_disable(pc);              /* a descriptor was closed behind our back */
-        return;
-    }
-    int dirty = (pf[1].revents & (POLLPRI | POLLERR)) != 0;
-    if (pf[0].revents)
-        dirty |= pc_drain(pc);
-    if (dirty && pc->ino >= 0)
-        pc_flush(pc);
+    for (int i = 0; i < r; i++)
+        if (ev[i].data.u32 == PC_EV_INOTIFY)
+            pc_drain(pc);            /* may disable the cache, which drops everything */
+    if (pc->ino >= 0)
+        pc_flush(pc);                /* anything reported is a change */
 }
 
 void sgr_pc_stats(const sgr_pcache *pc, uint64_t *hits, uint64_t *misses, uint64_t *flushes)

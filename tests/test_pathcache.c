@@ -1,9 +1,11 @@
 /* test_pathcache.c - the path cache answers exactly what lstat+readlink answer
  * after every sgr_pc_begin: the kinds, hits, every way a name can change under a
  * cached entry (including a directory or an ancestor renamed away), both bounds,
- * the uncached mode, failing allocations, non-local filesystems, a random
- * differential run against lstat, and (as root) a mount over a cached directory
- * and a permission change seen by an unprivileged user. */
+ * the uncached mode, failing allocations, too few file descriptors, non-local
+ * filesystems, a random differential run against lstat, and (as root) a mount
+ * over a cached directory and one propagated from a peer namespace, each
+ * reported by exactly one begin, changes through an overlay mount, and a
+ * permission change seen by an unprivileged user. */
 #include "runtime/pathcache.h"
 #include "common/alloc.h"
 #include "check.h"
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -156,7 +159,7 @@ static int fs_cached(const char *p)
     if (statfs(p, &sf) != 0)
         return 0;
     uint32_t t = (uint32_t)sf.f_type;
-    return t == 0xEF53u || t == 0x58465342u || t == 0x9123683Eu || t == 0x01021994u;
+    return t == 0xEF53u || t == 0x58465342u || t == 0x9123683Eu || t == 0x01021994u || t == 0x794C7630u;
 }
 
 /* ------------------------------------------------------------------- kinds */
@@ -530,6 +533,69 @@ static void test_alloc(void)
     CHECK(built >= 1);              /* and the sweep ended with one that never failed */
 }
 
+/* ------------------------------------------------- too few file descriptors */
+
+/* With room for only k of the three descriptors a cache needs, the cache caches
+ * nothing, answers right and leaks none; with room for three it caches.  In a
+ * child, which closes every descriptor above stderr and lowers its limit. */
+static void test_fd_limit(void)
+{
+    mkdir(at("fd"), 0755);
+    touch(at("fd/f"));
+    fflush(NULL);
+    int fails = sg_t_fail;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit old;
+        if (fcntl(0, F_GETFD) < 0 || fcntl(1, F_GETFD) < 0 || fcntl(2, F_GETFD) < 0
+            || getrlimit(RLIMIT_NOFILE, &old) != 0 || old.rlim_cur < 16)
+            _exit(77);
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        for (rlim_t k = 0; k <= 3; k++) {
+            struct rlimit lim = { 3 + k, old.rlim_max };
+            if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+                _exit(77);
+            sgr_pcache *pc = sgr_pc_new(0);
+            sgr_pc_begin(pc);
+            int ok = 1;
+            for (int round = 0; round < 3; round++) {
+                ok &= is(pc, at("fd/f"), SGR_PC_OTHER, NULL);
+                ok &= is(pc, at("fd/none"), SGR_PC_MISSING, NULL);
+            }
+            CHECK(ok);
+            if (k < 3)
+                CHECK(hits(pc) == 0);
+            else if (caching)
+                CHECK(hits(pc) == 4);
+            /* a change is seen, cached or not (made without a descriptor) */
+            rename(at("fd/f"), at("fd/keep"));
+            symlink("fd-link", at("fd/f"));
+            sgr_pc_begin(pc);
+            CHECK(is(pc, at("fd/f"), SGR_PC_LINK, "fd-link"));
+            unlink(at("fd/f"));
+            rename(at("fd/keep"), at("fd/f"));
+            sgr_pc_free(pc);
+            /* every descriptor the cache took is closed again: 3 is the lowest free */
+            if (setrlimit(RLIMIT_NOFILE, &old) != 0)
+                _exit(77);
+            int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            CHECK(probe == 3);
+            if (probe >= 0)
+                close(probe);
+        }
+        fflush(NULL);
+        _exit(sg_t_fail != fails);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        printf("note: cannot set up the descriptor limit: descriptor test skipped\n");
+        return;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* ------------------------------------------------------ non-local filesystems */
 
 static void test_nonlocal(void)
@@ -713,10 +779,26 @@ static void test_mount(void)
         sgr_pc_begin(pc);
         CHECK(flushes(pc) == f + 1);
         is_twice(pc, at("m/f"), SGR_PC_MISSING, NULL);
-        /* poll re-armed: nothing more to see */
+        /* reported once: the epoll set re-armed, nothing more to see */
         f = flushes(pc);
-        sgr_pc_begin(pc);
+        for (int i = 0; i < 100; i++)
+            sgr_pc_begin(pc);
         CHECK(flushes(pc) == f);
+        /* two changes between two begins: one report; a remount is a change */
+        if (mount("sgpc2", at("m"), "tmpfs", 0, NULL) != 0 || umount2(at("m"), MNT_DETACH) != 0)
+            _exit(77);
+        sgr_pc_begin(pc);
+        CHECK(flushes(pc) == f + 1);
+        if (mount(NULL, at("m"), NULL, MS_REMOUNT | MS_RDONLY, NULL) != 0)
+            _exit(77);
+        sgr_pc_begin(pc);
+        CHECK(flushes(pc) == f + 2);
+        if (mount(NULL, at("m"), NULL, MS_REMOUNT, NULL) != 0)
+            _exit(77);
+        sgr_pc_begin(pc);
+        sgr_pc_begin(pc);
+        CHECK(flushes(pc) == f + 3);
+        is_twice(pc, at("m/f"), SGR_PC_MISSING, NULL);
         /* names on the new tmpfs are watched and cached like any */
         symlink("on-tmpfs", at("m/f"));
         sgr_pc_begin(pc);
@@ -742,6 +824,135 @@ static void test_mount(void)
     waitpid(pid, &st, 0);
     if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
         printf("note: no private mount namespace here: mount test skipped\n");
+        return;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* A mount made in another namespace and propagated into ours (a shared tmpfs,
+ * whose peer is in a child's namespace) is seen by the child's next begin, and
+ * by that begin only. */
+static void test_mount_peer(void)
+{
+    if (geteuid() != 0) {
+        printf("note: not root: peer mount test skipped\n");
+        return;
+    }
+    mkdir(at("mp"), 0755);
+    fflush(NULL);
+    int fails = sg_t_fail;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int go[2], done[2];
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+            || mount("sgpcp", at("mp"), "tmpfs", 0, NULL) != 0 || mount(NULL, at("mp"), NULL, MS_SHARED, NULL) != 0
+            || mkdir(at("mp/sub"), 0755) != 0 || symlink("peer", at("mp/sub/x")) != 0 || pipe(go) != 0
+            || pipe(done) != 0)
+            _exit(77);
+        fflush(NULL);
+        pid_t peer = fork();
+        if (peer == 0) {
+            char c = 0;
+            if (unshare(CLONE_NEWNS) != 0)       /* mp stays a peer of the parent's */
+                _exit(77);
+            sgr_pcache *pc = sgr_pc_new(0);
+            sgr_pc_begin(pc);
+            is_twice(pc, at("mp/sub/x"), SGR_PC_LINK, "peer");
+            uint64_t f = flushes(pc);
+            if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+                _exit(77);
+            sgr_pc_begin(pc);
+            CHECK(flushes(pc) == f + 1);
+            is_twice(pc, at("mp/sub/x"), SGR_PC_MISSING, NULL);
+            for (int i = 0; i < 10; i++)
+                sgr_pc_begin(pc);
+            CHECK(flushes(pc) == f + 1);
+            sgr_pc_free(pc);
+            fflush(NULL);
+            _exit(sg_t_fail != fails);
+        }
+        char c = 0;
+        if (peer < 0 || read(go[0], &c, 1) != 1)
+            _exit(77);
+        int m = mount("sgpcq", at("mp/sub"), "tmpfs", 0, NULL);
+        if (write(done[1], &c, 1) != 1)
+            _exit(77);
+        int st = 0;
+        waitpid(peer, &st, 0);
+        _exit(m != 0 ? 77 : WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        printf("note: no shared mounts in private namespaces here: peer mount test skipped\n");
+        return;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Names under an overlay mount (in a private mount namespace, in a child) are
+ * cached, and changes made through the overlay are seen: a file replaced by a
+ * symlink in a directory of the lower layer (which copies the directory up),
+ * again in that directory once copied up, a missing name created, and a
+ * symlink renamed over a file in a lower directory from one nobody watches. */
+static void test_overlay(void)
+{
+    if (geteuid() != 0) {
+        printf("note: not root: overlay test skipped\n");
+        return;
+    }
+    const char *dirs[] = { "ov", "ov/l", "ov/u", "ov/w", "ov/m", "ov/l/d", "ov/l/d/sub", "ov/l/src" };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        mkdir(at("%s", dirs[i]), 0755);
+    touch(at("ov/l/d/f"));
+    touch(at("ov/l/d/g"));
+    touch(at("ov/l/d/sub/h"));
+    symlink("from-src", at("ov/l/src/ln"));
+    fflush(NULL);
+    int fails = sg_t_fail;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char opts[3 * PATH_MAX];
+        snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", at("ov/l"), at("ov/u"), at("ov/w"));
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+            || mount("sgpco", at("ov/m"), "overlay", 0, opts) != 0)
+            _exit(77);
+        struct statfs sf;
+        CHECK(statfs(at("ov/m/d"), &sf) == 0 && (uint32_t)sf.f_type == 0x794C7630u);
+        sgr_pcache *pc = sgr_pc_new(0);
+        sgr_pc_begin(pc);
+        is_twice(pc, at("ov/m/d/f"), SGR_PC_OTHER, NULL);
+        is_twice(pc, at("ov/m/d/g"), SGR_PC_OTHER, NULL);
+        is_twice(pc, at("ov/m/d/none"), SGR_PC_MISSING, NULL);
+        is_twice(pc, at("ov/m/d/sub/h"), SGR_PC_OTHER, NULL);
+        /* d is in the lower layer only: this copies it up */
+        unlink(at("ov/m/d/f"));
+        symlink("ovl-target", at("ov/m/d/f"));
+        sgr_pc_begin(pc);
+        is_twice(pc, at("ov/m/d/f"), SGR_PC_LINK, "ovl-target");
+        is_twice(pc, at("ov/m/d/g"), SGR_PC_OTHER, NULL);
+        /* d copied up, and still watched */
+        unlink(at("ov/m/d/g"));
+        symlink("ovl-g", at("ov/m/d/g"));
+        sgr_pc_begin(pc);
+        is_twice(pc, at("ov/m/d/g"), SGR_PC_LINK, "ovl-g");
+        symlink("ovl-new", at("ov/m/d/none"));
+        sgr_pc_begin(pc);
+        is_twice(pc, at("ov/m/d/none"), SGR_PC_LINK, "ovl-new");
+        /* sub is still in the lower layer only; src is never looked into */
+        CHECK(rename(at("ov/m/src/ln"), at("ov/m/d/sub/h")) == 0);
+        sgr_pc_begin(pc);
+        is_twice(pc, at("ov/m/d/sub/h"), SGR_PC_LINK, "from-src");
+        /* the overlay's answers agree with lstat after all that */
+        CHECK(same(pc, at("ov/m/d/f")) && same(pc, at("ov/m/d/sub")) && same(pc, at("ov/m/src/ln")));
+        sgr_pc_free(pc);
+        fflush(NULL);
+        _exit(sg_t_fail != fails);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        printf("note: cannot mount an overlay here: overlay test skipped\n");
         return;
     }
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -827,10 +1038,13 @@ int main(void)
     test_pool_bound();
     test_watch_bound();
     test_alloc();
+    test_fd_limit();
     test_nonlocal();
     test_random();
     test_race();
     test_mount();
+    test_mount_peer();
+    test_overlay();
     test_perm();
     nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     return sg_test_summary();
