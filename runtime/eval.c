@@ -31,6 +31,13 @@ struct sgr_ctx {
     sgr_pcache *pc;                     /* made by the second call (see sgr_eval) */
     int pc_begun;                       /* sgr_pc_begin done for this call */
     uint64_t ncalls;
+    const char *rcwd;                   /* the caller's cwd, resolved this call */
+    uint32_t rcwdl;
+    /* `path inside` per set, over the resolved cwd most paths start with: done once
+     * a call (pm_call[set] == ncalls), each path resumes from the state after it */
+    uint64_t *pm_call;
+    uint32_t *pm_state;
+    uint8_t *pm_hit;
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     /* Lua hooks: one sandboxed state per context, made on first use */
     sgr_hooks *hooks;
@@ -166,6 +173,18 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     }
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
+    size_t ns = t->nsets ? t->nsets : 1;
+    c->pm_call = sg_calloc(ns, sizeof *c->pm_call);
+    c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
+    c->pm_hit = sg_calloc(ns, 1);
+    if (!c->pm_call || !c->pm_state || !c->pm_hit) {
+        sg_free(c->pm_call);
+        sg_free(c->pm_state);
+        sg_free(c->pm_hit);
+        sg_free(c->need);
+        sg_free(c);
+        return NULL;
+    }
     sg_arena_init(&c->arena, 64 * 1024);
     c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
@@ -179,6 +198,9 @@ void sgr_ctx_free(sgr_ctx *c)
         return;
     sg_arena_free(&c->arena);
     sg_free(c->need);
+    sg_free(c->pm_call);
+    sg_free(c->pm_state);
+    sg_free(c->pm_hit);
     sgr_hooks_free(c->hooks);
     sgr_pc_free(c->pc);
     sg_free(c);
@@ -574,6 +596,34 @@ static int set_has(const sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
     return sgr_set_match(c->t, set, s, n);
 }
 
+/* Is the resolved path s[0..n), or a directory above it, in set?  Paths under the
+ * resolved cwd share its run: checked once a call, then resumed after it. */
+static int path_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    const sgt_set *st = &c->t->sets[set];
+    uint32_t cl = c->rcwdl;
+    int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
+    if (under_cwd && c->pm_call[set] != c->ncalls) {
+        uint32_t q = 1;
+        const uint8_t *p = (const uint8_t *)s;
+        c->pm_hit[set] = (uint8_t)(sgr_set_words_dirs(c->t, set, s, cl, 0)
+                                   || (st->dfa != SGT_NONE
+                                       && sgr_dfa_dirs_from(&c->t->dfas[st->dfa], &q, p, p, p + cl)));
+        c->pm_state[set] = q;
+        c->pm_call[set] = c->ncalls;
+    }
+    if (under_cwd && c->pm_hit[set])
+        return 1;
+    if (sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0))
+        return 1;
+    if (st->dfa == SGT_NONE)
+        return 0;
+    const sgr_dfa *d = &c->t->dfas[st->dfa];
+    const uint8_t *p = (const uint8_t *)s;
+    uint32_t q = under_cwd ? c->pm_state[set] : 1;
+    return sgr_dfa_dirs_from(d, &q, p, under_cwd ? p + cl : p, p + n) || d->accept[q] >= 0;
+}
+
 static int text_match(sgr_ctx *c, uint32_t set)
 {
     if (set < 64 && c->text_cache[set] >= 0)
@@ -884,7 +934,7 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
             acc = 0;
             for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
                 /* the path itself, or any directory above it, is in the set */
-                if (sgr_set_match_dirs(c->t, b, nm->paths[i].s, nm->paths[i].len)) {
+                if (path_inside(c, b, nm->paths[i].s, nm->paths[i].len)) {
                     acc = 1;
                     c->m_path = nm->paths[i];
                 }
@@ -1272,6 +1322,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         oom_result(c);
         return r;
     }
+    c->rcwd = rcwd;
+    c->rcwdl = cwdl;
 
     int pr = sgr_sh_parse(&c->arena, line, len, &c->lim, &r->cl);
     if (pr == -2) {

@@ -794,21 +794,28 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
     return set->dfa != SGT_NONE && sgr_dfa_match(&t->dfas[set->dfa], str, len) >= 0;
 }
 
+int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from)
+{
+    const sgt_set *set = &t->sets[s];
+    if (!set->nwords)
+        return 0;
+    const uint32_t *w = t->words + set->words_off;
+    if (find_str(t, w, set->nwords, str, len))
+        return 1;
+    size_t at = from + 1 > 1 ? from + 1 : 1;
+    for (const char *q = len > at ? memchr(str + at, '/', len - at) : NULL; q;
+         q = memchr(q + 1, '/', len - (size_t)(q + 1 - str)))
+        if (find_str(t, w, set->nwords, str, (size_t)(q - str)))
+            return 1;
+    return 0;
+}
+
 int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len)
 {
     const sgt_set *set = &t->sets[s];
-    if (set->nwords) {
-        const uint32_t *w = t->words + set->words_off;
-        if (find_str(t, w, set->nwords, str, len))
-            return 1;
-        for (const char *q = len > 1 ? memchr(str + 1, '/', len - 1) : NULL; q;
-             q = memchr(q + 1, '/', len - (size_t)(q + 1 - str)))
-            if (find_str(t, w, set->nwords, str, (size_t)(q - str)))
-                return 1;
-    }
-    if (set->dfa == SGT_NONE)
-        return 0;
-    return sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
+    if (sgr_set_words_dirs(t, s, str, len, 0))
+        return 1;
+    return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
 }
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)

@@ -118,6 +118,51 @@ static void swap_tests(void)
     rmdir(d);
 }
 
+/* `path inside` runs a set once per call over the resolved cwd and resumes each
+ * path after it: the cwd itself, or a directory above it, being in the set makes
+ * every path under it match; paths elsewhere and later calls are unaffected. */
+static void cwd_prefix_tests(void)
+{
+    static const char P[] = "pack p version 1\ndefault allow\n"
+                            "secret: deny path inside { */.ssh /srv/keys } \"{path}\"\n";
+    size_t len = 0;
+    uint8_t *img = compile(P, &len);
+    char err[256];
+    sgr_table *t = NULL;
+    CHECK(img && sgr_table_load(img, len, &t, err, sizeof err) == 0);
+    sgr_ctx *cx = t ? sgr_ctx_new(t) : NULL;
+    CHECK(cx != NULL);
+    if (!cx) {
+        sgr_table_free(t);
+        free(img);
+        return;
+    }
+    static const struct { const char *cwd, *cmd; uint32_t dec; } cases[] = {
+        { "/nonexistent-sg/u/.ssh", "cat config", SGT_DENY },          /* the cwd: glob */
+        { "/nonexistent-sg/u/.ssh/keys/old", "cat a b", SGT_DENY },    /* above the cwd */
+        { "/nonexistent-sg/u/proj", "cat config", SGT_ALLOW },         /* a later call */
+        { "/nonexistent-sg/u/proj", "cat ../.ssh/id x", SGT_DENY },    /* not under the cwd */
+        { "/nonexistent-sg/u/proj", "cat .ssh", SGT_DENY },            /* after the cwd */
+        { "/srv/keys", "cat x", SGT_DENY },                             /* the cwd: a word */
+        { "/srv/keys/deploy", "cat x", SGT_DENY },                      /* above: a word */
+        { "/srv/keysx", "cat x", SGT_ALLOW },
+        { "/srv", "cat keys/x", SGT_DENY },
+        { "/srv", "cat keysx y", SGT_ALLOW },
+    };
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            sgr_opts o = { cases[i].cwd, NULL, 0, "/w" };
+            const sgr_result *r = sgr_eval(cx, cases[i].cmd, strlen(cases[i].cmd), &o);
+            if (r->decision != cases[i].dec)
+                fprintf(stderr, "  cwd %s: %s: got %s (%s)\n", cases[i].cwd, cases[i].cmd,
+                        sgr_decision_name(r->decision), r->message);
+            CHECK(r->decision == cases[i].dec);
+        }
+    sgr_ctx_free(cx);
+    sgr_table_free(t);
+    free(img);
+}
+
 int main(void)
 {
     size_t len = 0, len2 = 0;
@@ -260,6 +305,7 @@ int main(void)
     CHECK(flips_ok);
     CHECK(trunc_ok);
     swap_tests();
+    cwd_prefix_tests();
     sgr_ctx_free(ctx);
     sgr_table_free(t);
 
