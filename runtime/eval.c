@@ -38,6 +38,7 @@ struct sgr_ctx {
     uint64_t *pm_call;
     uint32_t *pm_state;
     uint8_t *pm_hit;
+    uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     /* Lua hooks: one sandboxed state per context, made on first use */
     sgr_hooks *hooks;
@@ -177,7 +178,9 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_call = sg_calloc(ns, sizeof *c->pm_call);
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
-    if (!c->pm_call || !c->pm_state || !c->pm_hit) {
+    c->wmax = sg_calloc(ns, sizeof *c->wmax);
+    if (!c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax) {
+        sg_free(c->wmax);
         sg_free(c->pm_call);
         sg_free(c->pm_state);
         sg_free(c->pm_hit);
@@ -201,6 +204,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_call);
     sg_free(c->pm_state);
     sg_free(c->pm_hit);
+    sg_free(c->wmax);
     sgr_hooks_free(c->hooks);
     sgr_pc_free(c->pc);
     sg_free(c);
@@ -334,9 +338,13 @@ static int under(const char *p, uint32_t pl, const char *root)
 
 static int not_a_file(const char *s, uint32_t n)
 {
-    static const char *const dev[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty" };
+    static const struct { const char *s; uint32_t n; } dev[] = {
+        { "/dev/null", 9 }, { "/dev/stdout", 11 }, { "/dev/stderr", 11 }, { "/dev/stdin", 10 }, { "/dev/tty", 8 }
+    };
+    if (n < 8 || memcmp(s, "/dev/", 5) != 0)
+        return 0;
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (n == strlen(dev[i]) && memcmp(s, dev[i], n) == 0)
+        if (n == dev[i].n && memcmp(s, dev[i].s, n) == 0)
             return 1;
     return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
 }
@@ -598,15 +606,31 @@ static int set_has(const sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 
 /* Is the resolved path s[0..n), or a directory above it, in set?  Paths under the
  * resolved cwd share its run: checked once a call, then resumed after it. */
+/* The length of set's longest exact word (measured on first use). */
+static size_t words_max(sgr_ctx *c, uint32_t set)
+{
+    if (!c->wmax[set]) {
+        const sgt_set *st = &c->t->sets[set];
+        size_t m = 0;
+        for (uint32_t k = 0; k < st->nwords; k++) {
+            size_t l = strlen(sgr_str(c->t, c->t->words[st->words_off + k]));
+            m = l > m ? l : m;
+        }
+        c->wmax[set] = (uint16_t)(m < UINT16_MAX - 1 ? m + 1 : UINT16_MAX);
+    }
+    return c->wmax[set] == UINT16_MAX ? SIZE_MAX : (size_t)c->wmax[set] - 1;
+}
+
 static int path_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
     const sgt_set *st = &c->t->sets[set];
+    size_t wm = st->nwords ? words_max(c, set) : 0;
     uint32_t cl = c->rcwdl;
     int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
     if (under_cwd && c->pm_call[set] != c->ncalls) {
         uint32_t q = 1;
         const uint8_t *p = (const uint8_t *)s;
-        c->pm_hit[set] = (uint8_t)(sgr_set_words_dirs(c->t, set, s, cl, 0)
+        c->pm_hit[set] = (uint8_t)(sgr_set_words_dirs(c->t, set, s, cl, 0, wm)
                                    || (st->dfa != SGT_NONE
                                        && sgr_dfa_dirs_from(&c->t->dfas[st->dfa], &q, p, p, p + cl)));
         c->pm_state[set] = q;
@@ -614,7 +638,7 @@ static int path_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
     }
     if (under_cwd && c->pm_hit[set])
         return 1;
-    if (sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0))
+    if (st->nwords && sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0, wm))
         return 1;
     if (st->dfa == SGT_NONE)
         return 0;

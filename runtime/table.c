@@ -794,17 +794,18 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
     return set->dfa != SGT_NONE && sgr_dfa_match(&t->dfas[set->dfa], str, len) >= 0;
 }
 
-int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from)
+int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
+                       size_t maxlen)
 {
     const sgt_set *set = &t->sets[s];
     if (!set->nwords)
         return 0;
     const uint32_t *w = t->words + set->words_off;
-    if (find_str(t, w, set->nwords, str, len))
+    if (len <= maxlen && find_str(t, w, set->nwords, str, len))
         return 1;
-    size_t at = from + 1 > 1 ? from + 1 : 1;
-    for (const char *q = len > at ? memchr(str + at, '/', len - at) : NULL; q;
-         q = memchr(q + 1, '/', len - (size_t)(q + 1 - str)))
+    size_t at = from + 1 > 1 ? from + 1 : 1, lim = len < maxlen + 1 ? len : maxlen + 1;
+    for (const char *q = lim > at ? memchr(str + at, '/', lim - at) : NULL; q;
+         q = memchr(q + 1, '/', lim - (size_t)(q + 1 - str)))
         if (find_str(t, w, set->nwords, str, (size_t)(q - str)))
             return 1;
     return 0;
@@ -813,7 +814,7 @@ int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
 int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len)
 {
     const sgt_set *set = &t->sets[s];
-    if (sgr_set_words_dirs(t, s, str, len, 0))
+    if (sgr_set_words_dirs(t, s, str, len, 0, SIZE_MAX))
         return 1;
     return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
 }

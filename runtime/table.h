@@ -71,8 +71,10 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len);
  * DFA over str decides every such prefix.) */
 int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len);
 /* The exact-word half of it, for the leading parts longer than from bytes (and
- * str itself): a caller that has checked a shared leading part resumes after it. */
-int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from);
+ * str itself): a caller that has checked a shared leading part resumes after it.
+ * Parts longer than maxlen are skipped (the caller knows no word is longer). */
+int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
+                       size_t maxlen);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
