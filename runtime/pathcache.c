@@ -310,19 +310,18 @@ static size_t pc_cacheable(const char *p)
 {
     if (p[0] != '/')
         return 0;
-    size_t i = 1;
-    for (;;) {
-        size_t start = i;
-        while (p[i] && p[i] != '/')
-            if (++i > SGR_PC_MAX_PATH)
-                return 0;
-        size_t cl = i - start;
-        if (cl == 0 || (p[start] == '.' && (cl == 1 || (cl == 2 && p[start + 1] == '.'))))
+    size_t n = strnlen(p, SGR_PC_MAX_PATH + 1);
+    if (n > SGR_PC_MAX_PATH)
+        return 0;
+    /* every '/' starts a component that is not empty, "." or ".." */
+    for (const char *q = p, *end = p + n; q; q = memchr(q + 1, '/', (size_t)(end - q - 1))) {
+        const char *c = q + 1;
+        if (c == end || *c == '/')
             return 0;
-        if (!p[i])
-            return i;
-        i++;
+        if (*c == '.' && (c + 1 == end || c[1] == '/' || (c[1] == '.' && (c + 2 == end || c[2] == '/'))))
+            return 0;
     }
+    return n;
 }
 
 /* lstat(path), and readlink for a symlink into tgt[PATH_MAX]: the kind, the target
