@@ -118,6 +118,11 @@ ln -s "$T/ws/src" "$T/ws/inner"
 for c in 'cat src/a.c' 'cat inner/a.c' 'cat ./src/../src/x' 'cat link/../ws/src/a.c'; do
     expect_exit 0 "inside: $c" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" -- "$c"
 done
+# a relative --root is taken from the cwd (not from where shellgate runs); a root that
+# is a symlink is where it points
+expect_exit 0 "relative root" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" --root src -- cat src/a.c
+expect_exit 1 "relative root excludes the rest" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" --root src -- cat x
+expect_exit 0 "root through a symlink" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" --root link -- cat link/secret
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
