@@ -607,8 +607,9 @@ static int keyword_at(const parser *p)
     size_t n = lit_len(p);
     if (!n || n > 8)
         return KW_NONE;
+    const char *w = p->s + p->pos;
     for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-        if (keywords[k].len == n && memcmp(keywords[k].w, p->s + p->pos, n) == 0)
+        if (keywords[k].len == n && keywords[k].w[0] == w[0] && memcmp(keywords[k].w, w, n) == 0)
             return keywords[k].kw;
     return KW_NONE;
 }
