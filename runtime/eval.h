@@ -4,7 +4,9 @@
  * written after load, so any number of contexts may evaluate at once).  Every
  * pointer in an sgr_result lives in the context's scratch arena and stays valid
  * until the next sgr_eval on the same context; after warm-up an evaluation makes
- * no heap allocation. */
+ * no heap allocation.  From its second call on, a context keeps lstat answers in
+ * a path cache that inotify keeps honest (runtime/pathcache.h): it owns three file
+ * descriptors, must not be used across fork(), and is dropped by sgr_ctx_free. */
 #ifndef SGR_EVAL_H
 #define SGR_EVAL_H
 #include <stddef.h>
@@ -14,7 +16,8 @@
 
 typedef struct sgr_opts {
     const char *cwd;                  /* absolute working directory (required) */
-    const char *const *roots;         /* workspace roots; none: the cwd */
+    const char *const *roots;         /* workspace roots; none: the cwd (a relative
+                                       * root is taken from the cwd) */
     size_t nroots;
     const char *home;                 /* for ~ ; NULL: $HOME of this process */
 } sgr_opts;
