@@ -56,6 +56,31 @@ static int try_touch(const char *p)
     return fd >= 0;
 }
 
+/* Tests that need a private namespace, another user or a lower limit run in a
+ * forked child.  The child ends with child_exit (status 0: all its checks held);
+ * exit 77 means it could not set up, and the parent prints why it was skipped. */
+static void child_exit(int fails_before)
+{
+    fflush(NULL);
+    _exit(sg_t_fail != fails_before);
+}
+
+static int child_wait(pid_t pid)
+{
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+static void child_verdict(int st, const char *skipped)
+{
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        printf("note: %s\n", skipped);
+        return;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static void touch(const char *p)
 {
     if (!try_touch(p))
@@ -584,16 +609,9 @@ static void test_fd_limit(void)
             if (probe >= 0)
                 close(probe);
         }
-        fflush(NULL);
-        _exit(sg_t_fail != fails);
+        child_exit(fails);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        printf("note: cannot set up the descriptor limit: descriptor test skipped\n");
-        return;
-    }
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    child_verdict(child_wait(pid), "cannot set up the descriptor limit: descriptor test skipped");
 }
 
 /* ------------------------------------------------------ non-local filesystems */
@@ -817,16 +835,9 @@ static void test_mount(void)
         sgr_pc_begin(pc);
         is_twice(pc, at("m/b/x"), SGR_PC_LINK, "bound");
         sgr_pc_free(pc);
-        fflush(NULL);
-        _exit(sg_t_fail != fails);
+        child_exit(fails);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        printf("note: no private mount namespace here: mount test skipped\n");
-        return;
-    }
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    child_verdict(child_wait(pid), "no private mount namespace here: mount test skipped");
 }
 
 /* A mount made in another namespace and propagated into ours (a shared tmpfs,
@@ -868,8 +879,7 @@ static void test_mount_peer(void)
                 sgr_pc_begin(pc);
             CHECK(flushes(pc) == f + 1);
             sgr_pc_free(pc);
-            fflush(NULL);
-            _exit(sg_t_fail != fails);
+            child_exit(fails);
         }
         char c = 0;
         if (peer < 0 || read(go[0], &c, 1) != 1)
@@ -881,13 +891,7 @@ static void test_mount_peer(void)
         waitpid(peer, &st, 0);
         _exit(m != 0 ? 77 : WIFEXITED(st) ? WEXITSTATUS(st) : 1);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        printf("note: no shared mounts in private namespaces here: peer mount test skipped\n");
-        return;
-    }
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    child_verdict(child_wait(pid), "no shared mounts in private namespaces here: peer mount test skipped");
 }
 
 /* Names under an overlay mount (in a private mount namespace, in a child) are
@@ -946,16 +950,9 @@ static void test_overlay(void)
         /* the overlay's answers agree with lstat after all that */
         CHECK(same(pc, at("ov/m/d/f")) && same(pc, at("ov/m/d/sub")) && same(pc, at("ov/m/src/ln")));
         sgr_pc_free(pc);
-        fflush(NULL);
-        _exit(sg_t_fail != fails);
+        child_exit(fails);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        printf("note: cannot mount an overlay here: overlay test skipped\n");
-        return;
-    }
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    child_verdict(child_wait(pid), "cannot mount an overlay here: overlay test skipped");
 }
 
 /* A directory on the path made unsearchable and searchable again: lstat fails
@@ -997,17 +994,11 @@ static void test_perm(void)
         if (setgid(65534) != 0 || setuid(65534) != 0)
             _exit(77);
         perm_checks();
-        fflush(NULL);
-        _exit(sg_t_fail != fails);
+        child_exit(fails);
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
+    int st = child_wait(pid);
     chmod(at("p/d"), 0755);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        printf("note: cannot become nobody: permission test skipped\n");
-        return;
-    }
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    child_verdict(st, "cannot become nobody: permission test skipped");
 }
 
 /* ------------------------------------------------------------------- main */

@@ -16,16 +16,24 @@
 #include <strings.h>
 #include <time.h>
 
-/* Run d over s[0..n) with the runtime's matcher. */
-static int32_t run_n(const sgc_dfa *d, const char *s, size_t n)
+/* The runtime's view of a compiled DFA, as the loader builds it; free the
+ * returned loops[] after use. */
+static uint8_t *runtime_dfa(const sgc_dfa *d, sgr_dfa *r)
 {
-    sgr_dfa r;
     uint8_t *loops = malloc(d->nstates);
     if (!loops)
         abort();
     for (uint32_t st = 0; st < d->nstates; st++)
         loops[st] = sgr_dfa_state_loops(d->trans + (size_t)st * d->nclasses, d->nclasses, st);
-    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept, loops);
+    sgr_dfa_init(r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept, loops);
+    return loops;
+}
+
+/* Run d over s[0..n) with the runtime's matcher. */
+static int32_t run_n(const sgc_dfa *d, const char *s, size_t n)
+{
+    sgr_dfa r;
+    uint8_t *loops = runtime_dfa(d, &r);
     int32_t m = sgr_dfa_match(&r, s, n);
     free(loops);
     return m;
@@ -38,12 +46,7 @@ static int32_t run(const sgc_dfa *d, const char *s) { return run_n(d, s, strlen(
 static int run_dirs(const sgc_dfa *d, const char *s, size_t n, size_t k, int *split)
 {
     sgr_dfa r;
-    uint8_t *loops = malloc(d->nstates);
-    if (!loops)
-        abort();
-    for (uint32_t st = 0; st < d->nstates; st++)
-        loops[st] = sgr_dfa_state_loops(d->trans + (size_t)st * d->nclasses, d->nclasses, st);
-    sgr_dfa_init(&r, d->nstates, d->nclasses, d->classmap, d->trans, d->accept, loops);
+    uint8_t *loops = runtime_dfa(d, &r);
     int whole = sgr_dfa_match_dirs(&r, s, n);
     const uint8_t *p = (const uint8_t *)s;
     uint32_t st = 1;
