@@ -167,31 +167,22 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     if (!c)
         return NULL;
     c->t = t;
-    c->need = sg_malloc(sizeof *c->need * (t->nrules ? t->nrules : 1));
-    if (!c->need) {
-        sg_free(c);
-        return NULL;
-    }
-    for (uint32_t r = 0; r < t->nrules; r++)
-        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
+    sg_arena_init(&c->arena, 64 * 1024);   /* allocates nothing yet */
+    c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
+    sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
+    c->lim = lim;
     size_t ns = t->nsets ? t->nsets : 1;
+    c->need = sg_malloc(sizeof *c->need * (t->nrules ? t->nrules : 1));
     c->pm_call = sg_calloc(ns, sizeof *c->pm_call);
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
-    if (!c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax) {
-        sg_free(c->wmax);
-        sg_free(c->pm_call);
-        sg_free(c->pm_state);
-        sg_free(c->pm_hit);
-        sg_free(c->need);
-        sg_free(c);
+    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax) {
+        sgr_ctx_free(c);
         return NULL;
     }
-    sg_arena_init(&c->arena, 64 * 1024);
-    c->arena.limit = 64u << 20;         /* a hostile line cannot take more */
-    sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
-    c->lim = lim;
+    for (uint32_t r = 0; r < t->nrules; r++)
+        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
     return c;
 }
 
