@@ -322,11 +322,16 @@ int main(void)
         sgr_ctx *cx = loaded ? sgr_ctx_new(x) : NULL;
         int done = 0;
         if (cx) {
+            /* twice: the second call also makes the context's path cache */
             sgr_opts o = { "/w/proj", NULL, 0, "/w" };
             const sgr_result *r = sgr_eval(cx, "sudo env A=1 sh -c 'ls | rm -rf x'", 34, &o);
             if (r->decision != SGT_DENY)
                 sweep_ok = 0;
             done = !r->oom;
+            r = sgr_eval(cx, "cat /tmp/../etc/passwd ~/.ssh/id", 32, &o);
+            if (r->decision != SGT_DENY)
+                sweep_ok = 0;
+            done = done && !r->oom;
         }
         sgr_ctx_free(cx);
         sgr_table_free(x);
