@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/policy.h"
+#include "lib/batch.h"
 #include "lib/embedded.h"
 #include "runtime/unwrap.h"
 #include "runtime/admit.h"
@@ -539,42 +540,9 @@ static void adm_close(adm *a)
 
 static cJSON *result_json(const sgr_table *t, const sgr_result *r, const verdict *v)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "decision", sgr_decision_name(v->decision));
-    cJSON_AddStringToObject(o, "rule", v->rule);
-    cJSON_AddStringToObject(o, "message", v->message);
-    cJSON_AddStringToObject(o, "hint", v->hint);
-    cJSON *segs = cJSON_AddArrayToObject(o, "segments");
-    for (uint32_t i = 0; segs && i < r->cl.nseg && r->seg_decision; i++) {
-        const sgr_segment *s = &r->cl.seg[i];
-        cJSON *so = cJSON_CreateObject();
-        if (!so)
-            break;
-        cJSON *av = cJSON_AddArrayToObject(so, "argv");
-        for (uint32_t k = 0; av && k < s->argc; k++)
-            cJSON_AddItemToArray(av, cJSON_CreateString(s->argv[k].text));
-        cJSON_AddStringToObject(so, "decision", sgr_decision_name(r->seg_decision[i]));
-        int32_t ru = r->seg_rule[i];
-        cJSON_AddStringToObject(so, "rule", ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
-                                            : ru == SGR_RULE_NOTHING ? "no-command" : sgr_str(t, t->rules[ru].id));
-        if (s->nest != SGR_NEST_TOP)
-            cJSON_AddStringToObject(so, "nested", sgr_nest_names[s->nest]);
-        if (s->flags & SGR_SEG_DYNAMIC)
-            cJSON_AddStringToObject(so, "dynamic", s->dyn_reason ? s->dyn_reason : "");
-        cJSON_AddItemToArray(segs, so);
-    }
-    cJSON_AddBoolToObject(o, "rate_limited", v->rate_limited);
-    /* to the microsecond, so the printed figure is the exact wait, not float noise */
-    cJSON_AddNumberToObject(o, "wait_time_seconds", (double)(long long)(v->wait_s * 1e6 + 0.5) / 1e6);
-    if (v->approval_id[0])
-        cJSON_AddStringToObject(o, "approval_id", v->approval_id);
-    if (v->approved)
-        cJSON_AddStringToObject(o, "approved", v->approved);
-    if (v->error)
-        cJSON_AddStringToObject(o, "error", v->error);
-    return o;
+    sg_batch_out out = { v->decision, v->rule, v->message, v->hint, v->rate_limited, v->wait_s,
+                         v->approval_id, v->approved, v->error };
+    return sg_batch_result_json(t, r, &out);
 }
 
 static int print_json(cJSON *o)
@@ -613,54 +581,27 @@ static int run_batch(sg_policy *p, const cli *o, adm *a)
             line[--n] = '\0';
         if (n == 0)
             continue;
-        cJSON *in = cJSON_ParseWithLength(line, (size_t)n);
-        const cJSON *cmd = in ? cJSON_GetObjectItemCaseSensitive(in, "cmd") : NULL;
-        const cJSON *cwd = in ? cJSON_GetObjectItemCaseSensitive(in, "cwd") : NULL;
-        const cJSON *roots = in ? cJSON_GetObjectItemCaseSensitive(in, "roots") : NULL;
-        const char *err = NULL;
-        if (!in || !cJSON_IsObject(in))
-            err = "input line is not a JSON object";
-        else if (!cJSON_IsString(cmd))
-            err = "\"cmd\" must be a string";
-        else if (cwd && !(cJSON_IsString(cwd) && cwd->valuestring[0] == '/'))
-            err = "\"cwd\" must be an absolute path";
-        else if (roots && !cJSON_IsArray(roots))
-            err = "\"roots\" must be a list of absolute paths";
-        const char *rootv[64];
-        size_t nroots = 0;
-        if (!err && roots) {
-            const cJSON *it;
-            cJSON_ArrayForEach(it, roots) {
-                if (!cJSON_IsString(it) || it->valuestring[0] != '/' || nroots == 64) {
-                    err = "\"roots\" must be a list of at most 64 absolute paths";
-                    break;
-                }
-                rootv[nroots++] = it->valuestring;
-            }
-        }
-        if (!err && !defcwd && !cwd)
+        sg_batch_req req;
+        const char *err = sg_batch_parse(line, (size_t)n, &req);
+        if (!err && !defcwd && !req.cwd) {
+            sg_batch_req_free(&req);
             err = "no working directory";
+        }
         if (err) {
-            cJSON *eo = cJSON_CreateObject();
-            if (eo) {
-                cJSON_AddStringToObject(eo, "decision", "deny");
-                cJSON_AddStringToObject(eo, "error", err);
-            }
-            print_json(eo);
-            cJSON_Delete(in);
+            print_json(sg_batch_error_json(err));
             continue;
         }
-        sgr_opts so = { cwd ? cwd->valuestring : defcwd, nroots ? rootv : (const char *const *)o->roots,
-                        nroots ? nroots : o->nroots, NULL };
-        /* cJSON strings end at NUL: a command with an embedded NUL is refused by
-         * the parser through its length, so pass the real length */
-        const sgr_result *r = sgr_eval(ctx, cmd->valuestring, strlen(cmd->valuestring), &so);
+        sgr_opts so = { req.cwd ? req.cwd : defcwd, req.nroots ? req.roots : (const char *const *)o->roots,
+                        req.nroots ? req.nroots : o->nroots, NULL };
+        /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
+         * execve and the shell would cut it */
+        const sgr_result *r = sgr_eval(ctx, req.cmd, strlen(req.cmd), &so);
         verdict v;
-        admit_command(a, ctx, p->t, r, cmd->valuestring, so.cwd, &v);
+        admit_command(a, ctx, p->t, r, req.cmd, so.cwd, &v);
         print_json(result_json(p->t, r, &v));
         fflush(stdout);
-        log_verdict(a, p->t, r, cmd->valuestring, strlen(cmd->valuestring), so.cwd, &v, sgr_admit_now());
-        cJSON_Delete(in);
+        log_verdict(a, p->t, r, req.cmd, strlen(req.cmd), so.cwd, &v, sgr_admit_now());
+        sg_batch_req_free(&req);
     }
     free(line);
     sgr_ctx_free(ctx);
