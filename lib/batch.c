@@ -2,9 +2,28 @@
 #include <string.h>
 #include "batch.h"
 
+/* Does the JSON text hold a NUL character: a raw one, or a \u0000 escape (the
+ * backslash itself not escaped)?  cJSON ends its strings at a NUL, so the command
+ * evaluated would not be the command sent. */
+static int has_nul(const char *s, size_t n)
+{
+    if (memchr(s, '\0', n))
+        return 1;
+    for (size_t i = 0; i + 6 <= n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0' && s[i + 5] == '0')
+            return 1;
+        i++;                                    /* an escaped character, maybe '\\' */
+    }
+    return 0;
+}
+
 const char *sg_batch_parse(const char *line, size_t n, sg_batch_req *req)
 {
     memset(req, 0, sizeof *req);
+    if (has_nul(line, n))
+        return "a NUL character in the input line: the command cannot be checked as sent";
     cJSON *in = cJSON_ParseWithLength(line, n);
     const cJSON *cmd = in ? cJSON_GetObjectItemCaseSensitive(in, "cmd") : NULL;
     const cJSON *cwd = in ? cJSON_GetObjectItemCaseSensitive(in, "cwd") : NULL;

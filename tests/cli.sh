@@ -48,6 +48,13 @@ sed -n 3p "$T/b" | grep -q '"error":"\\"cmd\\" must be a string"' && ok || bad "
 sed -n 4p "$T/b" | grep -q '"rule":"default:rm_root"' && ok || bad "batch line 4"
 sed -n 5p "$T/b" | grep -q '"error":"\\"cwd\\" must be an absolute path"' && ok || bad "batch line 5"
 sed -n 6p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch line 6"
+# a NUL in a line (a \u0000 escape, not an escaped backslash before u0000) would cut
+# the command where cJSON ends its string: the line is denied, not the prefix checked
+printf '%s\n' '{"cmd": "ls\u0000; rm -rf ~"}' '{"cmd": "echo \\u0000"}' '{"cmd": "ls", "x": "\\\u0000"}' \
+    | "$SG" check --batch >"$T/b"
+sed -n 1p "$T/b" | grep -q '"decision":"deny","error":"a NUL character' && ok || bad "batch NUL escape"
+sed -n 2p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch escaped backslash before u0000"
+sed -n 3p "$T/b" | grep -q '"error":"a NUL character' && ok || bad "batch NUL after an escaped backslash"
 
 # compile: identical bytes for identical sources; dump reads the table; -p takes .sgt
 cp "$SRC/docs/example.rules" "$T/ex.rules"
