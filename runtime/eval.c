@@ -1090,15 +1090,17 @@ static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *ru
  * the cwd) the way operands are resolved, on every call. */
 static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
 {
-    size_t n = o->nroots ? o->nroots : 1;     /* cwd: resolved already */
-    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * n);
+    c->roots = sg_arena_alloc(&c->arena, sizeof(char *) * (o->nroots ? o->nroots : 1));
     if (!c->roots)
         return -1;
     c->nroots = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *root = o->nroots ? o->roots[i] : cwd;
+    if (!o->nroots) {
+        c->roots[c->nroots++] = cwd;        /* the cwd, resolved already */
+        return 0;
+    }
+    for (size_t i = 0; i < o->nroots; i++) {
         uint32_t l;
-        char *r = resolve_path(c, cwd, root, (uint32_t)strlen(root), 0, &l);
+        char *r = resolve_path(c, cwd, o->roots[i], (uint32_t)strlen(o->roots[i]), 0, &l);
         if (!r)
             return -1;
         c->roots[c->nroots++] = r;
