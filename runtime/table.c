@@ -70,6 +70,9 @@ static int fail(vctx *v, const char *fmt, ...)
  * over strcmp-sorted slices stay correct.  No strlen on either side. */
 static int cmp_counted(const char *w, const char *s, size_t n)
 {
+    /* most comparisons of a binary search end at the first byte */
+    if (n && (unsigned char)w[0] != (unsigned char)s[0])
+        return (unsigned char)w[0] < (unsigned char)s[0] ? -1 : 1;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)w[i], d = (unsigned char)s[i];
         if (c == 0)
