@@ -50,6 +50,7 @@ struct sgr_ctx {
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
     uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
+    uint32_t nprogs;                    /* segments of this call that run a program */
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -145,9 +146,8 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
         f |= F_ASSIGNS;
     if (s->flags & SGR_SEG_DYNAMIC)
         f |= F_DYN;
-    for (uint32_t j = 0; j < c->res.cl.nseg && !(f & F_OTHERS); j++)
-        if (j != si && c->res.cl.seg[j].argc > 0)
-            f |= F_OTHERS;
+    if (c->nprogs > (s->argc > 0))
+        f |= F_OTHERS;
     return f;
 }
 
@@ -1443,6 +1443,9 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             sure.v = NULL;
     }
 
+    c->nprogs = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c->nprogs += r->cl.seg[i].argc > 0;
     int32_t best = SGR_RULE_DEFAULT, bestseg = -1;
     uint32_t bestd = SGT_ALLOW;
     int have = 0;
