@@ -25,10 +25,10 @@ function(sg_fuzz_add target harness)
                              ${CMAKE_BINARY_DIR}/gen ${SG_FUZZ_DIR})
   if(harness STREQUAL "lexer")
     target_link_libraries(${target} PRIVATE sgcompiler)
-  elseif(harness STREQUAL "table" OR harness STREQUAL "shparse")
+  elseif(harness STREQUAL "shparse")
     target_link_libraries(${target} PRIVATE sgruntime)
   else()
-    # rules, eval, batch: the library face and the embedded packs
+    # rules, eval, batch, table (edit mode): the library face and the embedded packs
     target_link_libraries(${target} PRIVATE sgshellgate sgfuzz_embedded sgshellgate ${CJSON_LIBRARIES})
   endif()
 endfunction()
