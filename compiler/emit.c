@@ -24,6 +24,8 @@ static void *buf_add(buf *b, const void *p, size_t n)
 {
     if (b->oom)
         return NULL;
+    if (n == 0)                          /* nothing to add; b->d may still be NULL */
+        return b->d ? b->d + b->n : NULL;
     if (b->n + n > b->cap) {
         size_t nc = b->cap ? b->cap : 256;
         while (nc < b->n + n)
