@@ -709,8 +709,7 @@ static void explain_segments(const sgr_table *t, const sgr_result *r, const trac
         print_tried(ts, (int32_t)i);
         int32_t ru = r->seg_rule ? r->seg_rule[i] : SGR_RULE_DEFAULT;
         printf("  decision: %s by %s\n", r->seg_decision ? sgr_decision_name(r->seg_decision[i]) : "deny",
-               ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
-               : ru == SGR_RULE_NOTHING ? "no-command" : sgr_str(t, t->rules[ru].id));
+               sgr_rule_name(t, ru));
     }
 }
 

@@ -64,12 +64,6 @@ void sg_batch_req_free(sg_batch_req *req)
     memset(req, 0, sizeof *req);
 }
 
-static const char *rule_label(const sgr_table *t, int32_t ru)
-{
-    return ru == SGR_RULE_DEFAULT ? "default" : ru == SGR_RULE_DYNAMIC ? "dynamic"
-         : ru == SGR_RULE_NOTHING ? "no-command" : sgr_str(t, t->rules[ru].id);
-}
-
 cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_batch_out *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -89,7 +83,7 @@ cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_ba
         for (uint32_t k = 0; av && k < s->argc; k++)
             cJSON_AddItemToArray(av, cJSON_CreateString(s->argv[k].text));
         cJSON_AddStringToObject(so, "decision", sgr_decision_name(r->seg_decision[i]));
-        cJSON_AddStringToObject(so, "rule", rule_label(t, r->seg_rule[i]));
+        cJSON_AddStringToObject(so, "rule", sgr_rule_name(t, r->seg_rule[i]));
         if (s->nest != SGR_NEST_TOP)
             cJSON_AddStringToObject(so, "nested", sgr_nest_names[s->nest]);
         if (s->flags & SGR_SEG_DYNAMIC)

@@ -502,17 +502,6 @@ static void jmasked(jb *b, const char *s, size_t n)
     sg_free(m);
 }
 
-static const char *seg_rule_name(const sgr_table *t, int32_t r)
-{
-    if (r == SGR_RULE_DEFAULT)
-        return "default";
-    if (r == SGR_RULE_DYNAMIC)
-        return "dynamic";
-    if (r == SGR_RULE_NOTHING)
-        return "no-command";
-    return r >= 0 && (uint32_t)r < t->nrules ? sgr_str(t, t->rules[r].id) : "unknown";
-}
-
 int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len)
 {
     jb b = { NULL, 0, 0, 0 };
@@ -593,7 +582,7 @@ int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len)
         jlit(&b, "],\"decision\":\"");
         jlit(&b, sgr_decision_name(r->seg_decision[i]));
         jlit(&b, "\",\"rule\":");
-        const char *rn = e->t ? seg_rule_name(e->t, r->seg_rule[i]) : "";
+        const char *rn = e->t ? sgr_rule_name(e->t, r->seg_rule[i]) : "";
         jstr(&b, rn, strlen(rn));
         jlit(&b, "}");
     }

@@ -1226,7 +1226,7 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
     return 0;
 }
 
-static const char *rule_name(const sgr_table *t, int32_t r)
+const char *sgr_rule_name(const sgr_table *t, int32_t r)
 {
     if (r == SGR_RULE_DEFAULT)
         return "default";
@@ -1234,7 +1234,7 @@ static const char *rule_name(const sgr_table *t, int32_t r)
         return "dynamic";
     if (r == SGR_RULE_NOTHING)
         return "no-command";
-    return sgr_str(t, t->rules[r].id);
+    return r >= 0 && (uint32_t)r < t->nrules ? sgr_str(t, t->rules[r].id) : "unknown";
 }
 
 #define SGR_MAX_CWDS 8
@@ -1506,7 +1506,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     r->decision = bestd;
     r->rule = best;
     r->seg = bestseg;
-    r->rule_id = rule_name(t, best);
+    r->rule_id = sgr_rule_name(t, best);
     c->m_option = bo;
     c->m_arg = ba;
     c->m_path = bp;

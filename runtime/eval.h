@@ -82,6 +82,9 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim);
 const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o);
 
 const char *sgr_decision_name(uint32_t d);
+/* The id of rule r as results and logs print it: "pack:label", or "default",
+ * "dynamic", "no-command" for the SGR_RULE_* values ("unknown" out of range). */
+const char *sgr_rule_name(const sgr_table *t, int32_t r);
 
 /* Does limit index `limit` (table LIMITS) apply to the command the last sgr_eval on
  * c decided?  1 yes (no `when` condition, or it holds for some segment), 0 no, -1 bad index or no evaluation yet.  Same context rules as sgr_eval. */
