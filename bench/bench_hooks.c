@@ -6,28 +6,13 @@
 #include <string.h>
 #include <time.h>
 #include "runtime/hook_lua.h"
+#include "tests/slurp.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    s[n] = 0;
-    fclose(f);
-    return s;
 }
 
 static sgr_hook_sv sv(const char *s)
@@ -38,7 +23,7 @@ static sgr_hook_sv sv(const char *s)
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 1000000;
-    char *secrets = slurp(SG_STDLIB_LUA "/no_secrets.lua");
+    char *secrets = sg_slurp(SG_STDLIB_LUA "/no_secrets.lua", NULL);
     if (!secrets) {
         fprintf(stderr, "bench_hooks: cannot read %s/no_secrets.lua\n", SG_STDLIB_LUA);
         return 1;

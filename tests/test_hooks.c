@@ -4,6 +4,7 @@
 #include "runtime/hook_lua.h"
 #include "common/alloc.h"
 #include "check.h"
+#include "slurp.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,22 +54,6 @@ static sgr_hooks *mk(const hk *hs, uint32_t n, const sgr_hook_limits *lim, char 
     free(blob);
     free(recs);
     return h;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    s[n] = 0;
-    fclose(f);
-    return s;
 }
 
 /* ---------------------------------------------------------------- segments */
@@ -424,7 +409,7 @@ static sgr_hooks *std_hooks(void)
     char path[128];
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "../stdlib/lua/%s.lua", files[i]);
-        src[i] = slurp(path);
+        src[i] = sg_slurp(path, NULL);
         if (!src[i]) {
             fprintf(stderr, "cannot read %s\n", path);
             exit(1);

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/mutate.h"
+#include "slurp.h"
 #include "common/alloc.h"
 
 static char root[256], bindir[300], workdir[300], homedir[300], logpath[300], script[300], outpath[300],
@@ -228,28 +229,14 @@ static void clear_dir(const char *dir)
     closedir(d);
 }
 
+/* A file's text; "" when it does not exist (a log nobody wrote). */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    size_t cap = 256, n = 0;
-    char *s = malloc(cap);
+    char *s = sg_slurp(path, NULL);
+    if (!s)
+        s = strdup("");
     if (!s)
         exit(2);
-    s[0] = '\0';
-    if (!f)
-        return s;
-    int c;
-    while ((c = fgetc(f)) != EOF) {
-        if (n + 2 > cap) {
-            char *t = realloc(s, cap *= 2);
-            if (!t)
-                exit(2);
-            s = t;
-        }
-        s[n++] = (char)c;
-    }
-    s[n] = '\0';
-    fclose(f);
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "slurp.h"
 #include "lib/policy.h"
 #include "lib/refeval.h"
 #include "compiler/compile.h"
@@ -31,32 +32,6 @@ static char **lines;
 static size_t nlines, caplines;
 static long agree, disagree, inconclusive, skipped;
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap);
-    size_t got;
-    while (b && (got = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (b)
-        b[n] = '\0';
-    *len = n;
-    return b;
-}
-
 /* `use` from disk: std/NAME, std/lua/NAME, or a shipped pack by name. */
 static char *srcs[64];
 static size_t nsrcs;
@@ -73,7 +48,7 @@ static int lookup(void *ud, const char *name, const char **text, size_t *len)
         snprintf(path, sizeof path, "../rules/%s.rules", name);
     if (nsrcs == 64)
         return 0;
-    char *t = slurp(path, len);
+    char *t = sg_slurp(path, len);
     if (!t)
         return 0;
     srcs[nsrcs++] = t;
@@ -169,7 +144,7 @@ static void add_packs_in(const char *dir)
 static void add_cases(const char *path)
 {
     size_t len;
-    char *t = slurp(path, &len);
+    char *t = sg_slurp(path, &len);
     CHECK(t != NULL);
     if (!t)
         return;
@@ -201,7 +176,7 @@ static void add_cases(const char *path)
 static void add_shparse(const char *path)
 {
     size_t len;
-    char *t = slurp(path, &len);
+    char *t = sg_slurp(path, &len);
     CHECK(t != NULL);
     if (!t)
         return;
