@@ -27,17 +27,6 @@ typedef struct pack {
 static pack packs[64];
 static size_t npacks;
 
-static int lookup(void *ud, const char *name, const char **text, size_t *len)
-{
-    (void)ud;
-    const sg_embedded *e = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, name);
-    if (!e)
-        return 0;
-    *text = (const char *)e->data;
-    *len = e->len;
-    return 1;
-}
-
 static void diag(void *ud, const char *text)
 {
     (void)ud;
@@ -52,7 +41,7 @@ static void setup(void)
     done = 1;
     sgc_options co;
     memset(&co, 0, sizeof co);
-    co.embedded = lookup;
+    co.embedded = sg_embedded_source;
     co.diag = diag;
     for (size_t i = 0; i < sg_embedded_ntables && npacks < 64; i++) {
         pack *p = &packs[npacks];

@@ -17,17 +17,6 @@ static sgr_table *table;
 static uint8_t *image;
 static sgr_hooks *hooks;
 
-static int lookup(void *ud, const char *name, const char **text, size_t *len)
-{
-    (void)ud;
-    const sg_embedded *e = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, name);
-    if (!e)
-        return 0;
-    *text = (const char *)e->data;
-    *len = e->len;
-    return 1;
-}
-
 static void setup(void)
 {
     static int done;
@@ -45,7 +34,7 @@ static void setup(void)
     sgc_input in = { "fuzz_hooks.rules", pack, sizeof pack - 1 };
     sgc_options o;
     memset(&o, 0, sizeof o);
-    o.embedded = lookup;
+    o.embedded = sg_embedded_source;
     size_t len = 0;
     FUZZ_CHECK(sgc_compile(&o, &in, 1, &image, &len) == 0);
     char err[256];

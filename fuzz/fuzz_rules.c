@@ -18,17 +18,6 @@
 #include "lib/embedded.h"
 #include "common/alloc.h"
 
-static int embedded_lookup(void *ud, const char *name, const char **text, size_t *len)
-{
-    (void)ud;
-    const sg_embedded *e = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, name);
-    if (!e)
-        return 0;
-    *text = (const char *)e->data;
-    *len = e->len;
-    return 1;
-}
-
 static void on_diag(void *ud, const char *text)
 {
     FUZZ_CHECK(text != NULL);
@@ -144,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned ndiag = 0;
     sgc_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.embedded = embedded_lookup;
+    opt.embedded = sg_embedded_source;
     opt.diag = on_diag;
     opt.diag_ud = &ndiag;
     sgc_input in = { "fuzz.rules", (const char *)data, size };

@@ -16,5 +16,8 @@ extern const sg_embedded sg_embedded_tables[];
 extern const size_t sg_embedded_ntables;
 
 const sg_embedded *sg_embedded_find(const sg_embedded *v, size_t n, const char *name);
+/* sgc_options.embedded over the embedded rule sources: 1 and the text of `use NAME`,
+ * or 0 when nothing by that name is embedded (ud unused). */
+int sg_embedded_source(void *ud, const char *name, const char **text, size_t *len);
 
 #endif

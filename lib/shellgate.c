@@ -18,7 +18,7 @@ const sg_embedded *sg_embedded_find(const sg_embedded *v, size_t n, const char *
     return NULL;
 }
 
-static int embedded_lookup(void *ud, const char *name, const char **text, size_t *len)
+int sg_embedded_source(void *ud, const char *name, const char **text, size_t *len)
 {
     (void)ud;
     const sg_embedded *e = sg_embedded_find(sg_embedded_sources, sg_embedded_nsources, name);
@@ -52,7 +52,7 @@ int sg_compile_files(const char *const *files, size_t n, const sg_load_options *
     memset(&co, 0, sizeof co);
     co.include_dirs = opt ? opt->include_dirs : NULL;
     co.ninclude = opt ? opt->ninclude : 0;
-    co.embedded = embedded_lookup;
+    co.embedded = sg_embedded_source;
     co.diag = opt ? opt->diag : NULL;
     co.diag_ud = opt ? opt->diag_ud : NULL;
     int r = sgc_compile(&co, in, n, out, len);
@@ -68,7 +68,7 @@ static int compile_embedded(const sg_embedded *e, const sg_load_options *opt, ui
     in.name = nm;
     sgc_options co;
     memset(&co, 0, sizeof co);
-    co.embedded = embedded_lookup;
+    co.embedded = sg_embedded_source;
     co.diag = opt ? opt->diag : NULL;
     co.diag_ud = opt ? opt->diag_ud : NULL;
     int r = sgc_compile(&co, &in, 1, out, len);
