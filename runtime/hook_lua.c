@@ -838,6 +838,32 @@ static void re_compile(lua_State *L, sgr_hooks *h, const char *p, size_t n, int 
     memcpy((char *)(prog + 1) + (size_t)c.nins * sizeof(re_ins), c.sets, (size_t)c.nsets * 32);
 }
 
+/* Add to list[*nlist] the byte-consuming instructions reachable from pc at
+ * position at of an n-byte subject, following jumps, splits and anchors; mark[]
+ * holds the position each instruction was last added at.  Returns 1 when the
+ * match instruction is reachable. */
+static int re_close(const re_ins *ins, int pc, size_t at, size_t n, int *mark, int *stack, int *list,
+                    int *nlist)
+{
+    int sp = 0, gen = (int)(at & 0x7fffffff), matched = 0;
+    stack[sp++] = pc;
+    while (sp > 0) {
+        pc = stack[--sp];
+        if (mark[pc] == gen)
+            continue;
+        mark[pc] = gen;
+        switch (ins[pc].op) {
+        case RI_SET: list[(*nlist)++] = pc; break;
+        case RI_JMP: stack[sp++] = ins[pc].x; break;
+        case RI_SPLIT: stack[sp++] = ins[pc].y; stack[sp++] = ins[pc].x; break;
+        case RI_BOL: if (at == 0) stack[sp++] = pc + 1; break;
+        case RI_EOL: if (at == n) stack[sp++] = pc + 1; break;
+        default: matched = 1; break;
+        }
+    }
+    return matched;
+}
+
 /* Pike VM, search semantics: does some substring of s match? */
 static int re_run(lua_State *L, sgr_hooks *h, const re_prog *prog, const char *s, size_t n)
 {
@@ -853,22 +879,7 @@ static int re_run(lua_State *L, sgr_hooks *h, const re_prog *prog, const char *s
     memset(mark, 0xff, (size_t)m * sizeof(int));
     for (size_t pos = 0;; pos++) {
         /* add the start thread at pos, after the threads that advanced into pos */
-        int sp = 0, gen = (int)(pos & 0x7fffffff);
-        stack[sp++] = 0;
-        while (sp > 0) {
-            int pc = stack[--sp];
-            if (mark[pc] == gen)
-                continue;
-            mark[pc] = gen;
-            switch (ins[pc].op) {
-            case RI_SET: cl[ncl++] = pc; break;
-            case RI_JMP: stack[sp++] = ins[pc].x; break;
-            case RI_SPLIT: stack[sp++] = ins[pc].y; stack[sp++] = ins[pc].x; break;
-            case RI_BOL: if (pos == 0) stack[sp++] = pc + 1; break;
-            case RI_EOL: if (pos == n) stack[sp++] = pc + 1; break;
-            default: matched = 1; break;
-            }
-        }
+        matched |= re_close(ins, 0, pos, n, mark, stack, cl, &ncl);
         steps += (uint64_t)ncl + 1;
         if (matched || pos == n)
             break;
@@ -877,28 +888,12 @@ static int re_run(lua_State *L, sgr_hooks *h, const re_prog *prog, const char *s
             steps = 0;
         }
         unsigned char ch = (unsigned char)s[pos];
-        int ngen = (int)((pos + 1) & 0x7fffffff);
         nnl = 0;
         for (int t = 0; t < ncl && !matched; t++) {
             int pc0 = cl[t];
             if (!(sets[ins[pc0].x][ch >> 3] & (1u << (ch & 7))))
                 continue;
-            sp = 0;
-            stack[sp++] = pc0 + 1;
-            while (sp > 0) {
-                int pc = stack[--sp];
-                if (mark[pc] == ngen)
-                    continue;
-                mark[pc] = ngen;
-                switch (ins[pc].op) {
-                case RI_SET: nl[nnl++] = pc; break;
-                case RI_JMP: stack[sp++] = ins[pc].x; break;
-                case RI_SPLIT: stack[sp++] = ins[pc].y; stack[sp++] = ins[pc].x; break;
-                case RI_BOL: break;
-                case RI_EOL: if (pos + 1 == n) stack[sp++] = pc + 1; break;
-                default: matched = 1; break;
-                }
-            }
+            matched |= re_close(ins, pc0 + 1, pos + 1, n, mark, stack, nl, &nnl);
         }
         int *tmp = cl;
         cl = nl;
