@@ -21,8 +21,8 @@ typedef struct sgr_dfa {
     const int32_t *accept;       /* [nstates] */
     /* derived by sgr_dfa_init; they speed a run up and never change its result */
     uint32_t sink;               /* an accepting state no byte leaves, or 0: none */
-    uint8_t nesc;                /* how many bytes leave the start state: 0..3, or 4: more */
-    uint8_t esc[3];              /* those bytes, when nesc <= 3 (only esc[0] is used) */
+    int16_t start_exit;          /* the one byte that leaves the start state; -1: none
+                                  * does; -2: more than one (see sgr_dfa_skip) */
     const uint8_t *loops;        /* [nstates]: sgr_dfa_state_loops (non-zero: a state
                                   * worth skipping through) */
 } sgr_dfa;
@@ -58,23 +58,22 @@ static inline void sgr_dfa_init(sgr_dfa *d, uint32_t ns, uint32_t nc, const uint
     for (uint32_t s = 1; s < ns && !d->sink; s++)
         if (loops[s] == 2 && acc[s] >= 0)
             d->sink = s;
-    d->nesc = 4;
+    d->start_exit = -2;
     if (!loops[1])
         return;                      /* most bytes leave the start state */
     uint32_t leaving = 0;
-    for (uint32_t c = 0; c < nc && leaving <= 3; c++)
+    for (uint32_t c = 0; c < nc && leaving <= 1; c++)
         leaving += tr[nc + c] != 1;
-    if (leaving > 3)
+    if (leaving > 1)
         return;
-    uint32_t k = 0;
-    for (uint32_t b = 0; b < 256 && k <= 3; b++)
+    int only = -1, k = 0;
+    for (uint32_t b = 0; b < 256 && k <= 1; b++)
         if (tr[nc + cm[b]] != 1) {
-            if (k < 3)
-                d->esc[k] = (uint8_t)b;
+            only = (int)b;
             k++;
         }
-    if (k <= 3)
-        d->nesc = (uint8_t)k;
+    if (k <= 1)
+        d->start_exit = (int16_t)only;
 }
 
 /* The first byte in p[0..end) that leaves state st (d->loops[st]), or end.
@@ -83,10 +82,10 @@ static inline void sgr_dfa_init(sgr_dfa *d, uint32_t ns, uint32_t nc, const uint
 static inline const uint8_t *sgr_dfa_skip(const sgr_dfa *d, uint32_t st, const uint8_t *p,
                                           const uint8_t *end)
 {
-    if (st == 1 && d->nesc <= 1) {
-        if (d->nesc == 0)
+    if (st == 1 && d->start_exit != -2) {
+        if (d->start_exit == -1)
             return end;
-        const uint8_t *q = memchr(p, d->esc[0], (size_t)(end - p));
+        const uint8_t *q = memchr(p, d->start_exit, (size_t)(end - p));
         return q ? q : end;
     }
     const uint32_t *row = d->trans + (size_t)st * d->nclasses;
