@@ -602,13 +602,18 @@ static size_t lit_len(const parser *p)
 /* The reserved word at pos (only meaningful in command position), or KW_NONE. */
 static int keyword_at(const parser *p)
 {
-    if (p->pos >= p->end || !memchr("iteufwdsc{}![", p->s[p->pos], 13))
+    if (p->pos >= p->end)
+        return KW_NONE;
+    size_t k = 0, nk = sizeof keywords / sizeof keywords[0];
+    while (k < nk && keywords[k].w[0] != p->s[p->pos])
+        k++;
+    if (k == nk)
         return KW_NONE;                 /* no reserved word starts so: most words */
     size_t n = lit_len(p);
     if (!n || n > 8)
         return KW_NONE;
     const char *w = p->s + p->pos;
-    for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+    for (; k < nk; k++)
         if (keywords[k].len == n && keywords[k].w[0] == w[0] && memcmp(keywords[k].w, w, n) == 0)
             return keywords[k].kw;
     return KW_NONE;
