@@ -821,6 +821,35 @@ static char *trim(char *s)
     return s;
 }
 
+/* Split a case line "command ; decision [; rule]" in place, from the right on
+ * " ; " (so commands may contain ';'): the decision (SGT_*), with *cmd and *rule
+ * (NULL when none) trimmed; -1 when there is no " ; ", -2 when no decision is
+ * where one must be. */
+static int split_case(char *s, char **cmd, char **rule)
+{
+    s = trim(s);
+    char *last = NULL, *prev = NULL;
+    for (char *q = strstr(s, " ; "); q; q = strstr(q + 1, " ; ")) {
+        prev = last;
+        last = q;
+    }
+    *cmd = s;
+    *rule = NULL;
+    if (!last)
+        return -1;
+    *last = '\0';
+    char *tail = trim(last + 3);
+    int d = sg_parse_decision(tail, strlen(tail));
+    if (d < 0 && prev) {
+        *prev = '\0';
+        char *dec = trim(prev + 3);
+        d = sg_parse_decision(dec, strlen(dec));
+        *rule = tail;
+    }
+    *cmd = trim(s);
+    return d < 0 ? -2 : d;
+}
+
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does.  The command is the text
  * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
@@ -870,35 +899,15 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             rc = EX_SOFTWARE;
             break;
         }
-        /* split from the right on " ; " */
-        char *parts[3] = { s, NULL, NULL };
-        char *last = NULL, *prev = NULL;
-        for (char *q = strstr(s, " ; "); q; q = strstr(q + 1, " ; ")) {
-            prev = last;
-            last = q;
-        }
-        if (!last) {
-            fprintf(stderr, "%s:%u: a case is 'command ; decision [; rule]'\n", path, ln);
-            (*fail)++;
-            continue;
-        }
-        int d;
-        *last = '\0';
-        char *tail = trim(last + 3);
-        if ((d = sg_parse_decision(tail, strlen(tail))) >= 0) {
-            parts[1] = tail;
-        } else if (prev) {
-            *prev = '\0';
-            parts[1] = trim(prev + 3);
-            parts[2] = tail;
-            d = sg_parse_decision(parts[1], strlen(parts[1]));
-        }
+        char *cmd, *rule;
+        int d = split_case(s, &cmd, &rule);
         if (d < 0) {
-            fprintf(stderr, "%s:%u: expected allow, ask or deny\n", path, ln);
+            fprintf(stderr, d == -1 ? "%s:%u: a case is 'command ; decision [; rule]'\n"
+                                    : "%s:%u: expected allow, ask or deny\n", path, ln);
             (*fail)++;
             continue;
         }
-        if (sg_run_case(ctx, p->t, path, ln, trim(parts[0]), (uint32_t)d, parts[2], NULL, report_fail, NULL))
+        if (sg_run_case(ctx, p->t, path, ln, cmd, (uint32_t)d, rule, NULL, report_fail, NULL))
             (*pass)++;
         else
             (*fail)++;
@@ -1088,22 +1097,9 @@ static int fz_read_cases(const char *path, fz_set *s)
         char *t = trim(line);
         if (!*t || *t == '#')
             continue;
-        char *last = NULL, *prev = NULL;
-        for (char *q = strstr(t, " ; "); q; q = strstr(q + 1, " ; ")) {
-            prev = last;
-            last = q;
-        }
-        if (!last)
-            continue;                  /* `shellgate test` reports malformed lines */
-        *last = '\0';
-        char *tail = trim(last + 3);
-        int d = sg_parse_decision(tail, strlen(tail));
-        if (d < 0 && prev) {
-            *prev = '\0';
-            char *dec = trim(prev + 3);
-            d = sg_parse_decision(dec, strlen(dec));
-        }
-        if ((d == SGT_DENY || d == SGT_ASK) && fz_add(s, trim(t), NULL, path, ln) < 0)
+        char *cmd, *rule;
+        int d = split_case(t, &cmd, &rule);   /* `shellgate test` reports malformed lines */
+        if ((d == SGT_DENY || d == SGT_ASK) && fz_add(s, cmd, NULL, path, ln) < 0)
             rc = EX_SOFTWARE;
     }
     free(line);
