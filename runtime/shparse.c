@@ -400,26 +400,75 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
 
 /* ---- tokens --------------------------------------------------------------- */
 
+/* Byte classes.  The lexer asks "is this byte one of ..." for nearly every byte of
+ * the line; one lookup in a 256-entry table answers it.  The table is computed at
+ * compile time from the predicates below, which stay the one definition of each
+ * class (an argument c is a byte value 0..255). */
+#define IS_BLANK(c)  ((c) == ' ' || (c) == '\t')
+/* ends an unquoted word (is_meta) */
+#define IS_META(c)   (IS_BLANK(c) || (c) == '\n' || (c) == '\r' || (c) == ';' || (c) == '&' \
+                      || (c) == '|' || (c) == '(' || (c) == ')' || (c) == '<' || (c) == '>')
+#define IS_DIGIT(c)  ((c) >= '0' && (c) <= '9')
+#define IS_NAME1(c)  (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_')
+/* quoting and expansion: a word holding one is not a literal (lit_len) */
+#define IS_QUOTE(c)  ((c) == '\'' || (c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`')
+/* lex_word's cases that change its state whatever the state is */
+#define IS_WSTATE(c) ((c) == '*' || (c) == '?' || (c) == '[' || (c) == '{')
+
+enum {
+    C_META  = 1 << 0,   /* IS_META */
+    C_SKIP  = 1 << 1,   /* skip_blanks must look at it: blank, '\\', '#' */
+    C_DIGIT = 1 << 2,
+    C_NAME1 = 1 << 3,   /* may start a NAME */
+    C_NAME  = 1 << 4,   /* may continue a NAME */
+    C_LIT   = 1 << 5,   /* part of a literal word: neither meta nor quoting */
+    C_PLAIN = 1 << 6,   /* lex_word only copies it, given no '[' or '{' is open and
+                         * it is not the word's first byte (see lex_word) */
+    C_DQ    = 1 << 7    /* dquote treats it specially: '"' '\\' '$' '`' */
+};
+
+#define CCLASS(c) ((IS_META(c) ? C_META : 0)                                          \
+                   | (IS_BLANK(c) || (c) == '\\' || (c) == '#' ? C_SKIP : 0)          \
+                   | (IS_DIGIT(c) ? C_DIGIT : 0)                                       \
+                   | (IS_NAME1(c) ? C_NAME1 | C_NAME : 0)                              \
+                   | (IS_DIGIT(c) ? C_NAME : 0)                                        \
+                   | (!IS_META(c) && !IS_QUOTE(c) ? C_LIT : 0)                         \
+                   | (!IS_META(c) && !IS_QUOTE(c) && !IS_WSTATE(c) ? C_PLAIN : 0)      \
+                   | ((c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`' ? C_DQ : 0))
+#define CC4(c)   CCLASS(c), CCLASS((c) + 1), CCLASS((c) + 2), CCLASS((c) + 3)
+#define CC16(c)  CC4(c), CC4((c) + 4), CC4((c) + 8), CC4((c) + 12)
+#define CC64(c)  CC16(c), CC16((c) + 16), CC16((c) + 32), CC16((c) + 48)
+static const uint8_t cclass_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+#undef CC64
+#undef CC16
+#undef CC4
+#undef CCLASS
+
+static unsigned cclass(char ch)
+{
+    return cclass_tab[(unsigned char)ch];
+}
+
 static int is_meta(char ch)
 {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ';' || ch == '&'
-        || ch == '|' || ch == '(' || ch == ')' || ch == '<' || ch == '>';
+    return (cclass(ch) & C_META) != 0;
 }
 
 static int is_name_start(char ch)
 {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+    return (cclass(ch) & C_NAME1) != 0;
 }
 
 static int is_name_char(char ch)
 {
-    return is_name_start(ch) || (ch >= '0' && ch <= '9');
+    return (cclass(ch) & C_NAME) != 0;
 }
 
 /* Skip blanks, backslash-newline and a comment (# at a token start) on this line. */
 static void skip_blanks(parser *p)
 {
-    while (p->pos < p->end) {
+    /* most calls find a word or operator at once: one lookup decides */
+    while (p->pos < p->end && (cclass(p->s[p->pos]) & C_SKIP)) {
         char ch = p->s[p->pos];
         if (ch == ' ' || ch == '\t')
             p->pos++;
@@ -479,6 +528,13 @@ static void peek(parser *p, tok *t)
     t->len = 1;
     if (i >= e) {
         t->kind = T_EOF;
+        t->len = 0;
+        return;
+    }
+    if (!(cclass(s[i]) & (C_META | C_DIGIT))) {
+        /* no operator starts with it (the switch below has only meta cases),
+         * and it is not fd digits: a word, like most tokens */
+        t->kind = T_WORD;
         t->len = 0;
         return;
     }
@@ -588,14 +644,10 @@ static int unexpected(parser *p, const tok *t)
 static size_t lit_len(const parser *p)
 {
     size_t i = p->pos;
-    while (i < p->end) {
-        char ch = p->s[i];
-        if (is_meta(ch))
-            break;
-        if (ch == '\'' || ch == '"' || ch == '\\' || ch == '$' || ch == '`')
-            return 0;
+    while (i < p->end && (cclass(p->s[i]) & C_LIT))
         i++;
-    }
+    if (i < p->end && !is_meta(p->s[i]))
+        return 0;                       /* stopped at quoting or expansion */
     return i - p->pos;
 }
 
