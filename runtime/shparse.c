@@ -1224,6 +1224,71 @@ static int backtick(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in
     return 0;
 }
 
+/* Does an unquoted word end at i?  lex_word's stop condition: the end of input, or
+ * an operator character that does not open a <(...) / >(...) inside the word. */
+static int word_ends_at(const parser *p, size_t i)
+{
+    if (i >= p->end)
+        return 1;
+    char ch = p->s[i];
+    if (!is_meta(ch))
+        return 0;
+    return !((ch == '<' || ch == '>') && i + 1 < p->end && p->s[i + 1] == '(');
+}
+
+/* End of the run of C_PLAIN bytes at s[i..). */
+static size_t plain_end(const parser *p, size_t i)
+{
+    while (i < p->end && (cclass(p->s[i]) & C_PLAIN))
+        i++;
+    return i;
+}
+
+/* Most words are written as one plain run (-rf, src/x.c, HEAD~3) or as one quoted
+ * string with nothing in it to decode ('a b', "a b").  Then the word's text is a
+ * slice of the input: copy it once into the arena rather than byte by byte through
+ * buf.  Returns 1 with *w made and pos past the word; 0 (nothing consumed) for any
+ * other word, which lex_word's loop then reads; -1 on OOM.  The result is what the
+ * loop would compute for the same word:
+ * - C_PLAIN bytes are only copied while no '[' or '{' is open ('*' '?' '[' '{' are
+ *   not C_PLAIN; ']' '}' ',' '.' matter only inside those), and '~' only as the
+ *   first byte, where it gives TILDE as in the loop;
+ * - squote copies the quoted bytes verbatim, and dquote does too for a body free
+ *   of '\\', '$' and '`' (C_DQ); either marks the word QUOTED. */
+static int lex_simple_word(parser *p, sgr_word *w)
+{
+    const char *s = p->s;
+    size_t start = p->pos, ts, tn, e;
+    uint32_t fl;
+    char ch = s[start];
+    if (cclass(ch) & C_PLAIN) {
+        e = plain_end(p, start);
+        ts = start;
+        tn = e - start;
+        fl = ch == '~' ? SGR_W_TILDE : 0;
+    } else if (ch == '\'' || ch == '"') {
+        size_t q = start + 1;
+        if (ch == '\'') {
+            const char *z = memchr(s + q, '\'', p->end - q);
+            q = z ? (size_t)(z - s) : p->end;
+        } else
+            while (q < p->end && !(cclass(s[q]) & C_DQ))
+                q++;
+        if (q >= p->end || s[q] != ch)
+            return 0;       /* unterminated, or something to decode: the loop */
+        e = q + 1;
+        ts = start + 1;
+        tn = q - ts;
+        fl = SGR_W_QUOTED;
+    } else
+        return 0;
+    if (!word_ends_at(p, e))
+        return 0;
+    p->pos = e;
+    TRY(mkword(p, s + ts, tn, fl, start, e - start, w));
+    return 1;
+}
+
 /* word -> (literal | '\' char | squote | dquote | dollar | backtick | procsub)+
  * ending at an unquoted blank or operator character.  Commands found inside become
  * segments with parent owner (nest for $(...) and `...`). */
@@ -1234,8 +1299,21 @@ static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_wo
     uint64_t bmark = 0;     /* per brace level: saw ',' or '..' */
     unsigned bdepth = 0;
     int bracket = 0;
+    if (start < p->end) {
+        int r = lex_simple_word(p, w);
+        if (r)
+            return r < 0 ? -1 : 0;
+    }
     while (p->pos < p->end) {
         char ch = p->s[p->pos];
+        if ((cclass(ch) & C_PLAIN) && !bdepth && !bracket && p->pos != start) {
+            /* bytes that are only copied in this state (see lex_simple_word):
+             * copy the whole run at once */
+            size_t e = plain_end(p, p->pos);
+            TRY(putn(p, p->s + p->pos, e - p->pos));
+            p->pos = e;
+            continue;
+        }
         switch (ch) {
         case ' ': case '\t': case '\n': case '\r': case ';': case '&': case '|':
         case '(': case ')':
