@@ -70,6 +70,9 @@ typedef struct parser {
     hd_pending *hd;       /* heredocs waiting for their body; [hd_base, hd_n) is */
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
     uint32_t rdepth;
+    const char *kw_s;     /* keyword_at's last answer kw, for input kw_s at */
+    size_t kw_pos, kw_end;/* kw_pos with end kw_end */
+    int kw;
     int err;              /* 0, -1 syntax/limit, -2 out of memory */
     const char *msg;
     sgr_span espan;
@@ -97,19 +100,27 @@ enum {
     TM_ESAC = 1 << 8, TM_RBRACE = 1 << 9
 };
 
+/* Reserved words: the enum, keywords[] and the byte class C_KW1 (what a reserved
+ * word may start with) all come from this list.  X(name, text, a) gets a of
+ * KEYWORDS(X, a) passed through. */
+#define KEYWORDS(X, a) \
+    X(IF, "if", a) X(THEN, "then", a) X(ELIF, "elif", a) X(ELSE, "else", a)          \
+    X(FI, "fi", a) X(WHILE, "while", a) X(UNTIL, "until", a) X(DO, "do", a)          \
+    X(DONE, "done", a) X(FOR, "for", a) X(SELECT, "select", a) X(CASE, "case", a)    \
+    X(ESAC, "esac", a) X(FUNCTION, "function", a) X(LBRACE, "{", a)                 \
+    X(RBRACE, "}", a) X(BANG, "!", a) X(DLBRACK, "[[", a) X(IN, "in", a)
+
 enum kw {
-    KW_NONE, KW_IF, KW_THEN, KW_ELIF, KW_ELSE, KW_FI, KW_WHILE, KW_UNTIL, KW_DO,
-    KW_DONE, KW_FOR, KW_SELECT, KW_CASE, KW_ESAC, KW_FUNCTION, KW_LBRACE, KW_RBRACE,
-    KW_BANG, KW_DLBRACK, KW_IN
+    KW_NONE,
+#define X(name, text, a) KW_##name,
+    KEYWORDS(X, 0)
+#undef X
 };
 
 static const struct { const char *w; uint8_t len, kw; } keywords[] = {
-    {"if", 2, KW_IF}, {"then", 4, KW_THEN}, {"elif", 4, KW_ELIF}, {"else", 4, KW_ELSE},
-    {"fi", 2, KW_FI}, {"while", 5, KW_WHILE}, {"until", 5, KW_UNTIL}, {"do", 2, KW_DO},
-    {"done", 4, KW_DONE}, {"for", 3, KW_FOR}, {"select", 6, KW_SELECT},
-    {"case", 4, KW_CASE}, {"esac", 4, KW_ESAC}, {"function", 8, KW_FUNCTION},
-    {"{", 1, KW_LBRACE}, {"}", 1, KW_RBRACE}, {"!", 1, KW_BANG}, {"[[", 2, KW_DLBRACK},
-    {"in", 2, KW_IN},
+#define X(name, text, a) {text, sizeof text - 1, KW_##name},
+    KEYWORDS(X, 0)
+#undef X
 };
 
 #define TRY(e) do { if ((e) < 0) return -1; } while (0)
@@ -414,6 +425,10 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
 #define IS_QUOTE(c)  ((c) == '\'' || (c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`')
 /* lex_word's cases that change its state whatever the state is */
 #define IS_WSTATE(c) ((c) == '*' || (c) == '?' || (c) == '[' || (c) == '{')
+/* the first byte of some reserved word (text[0] of a literal is a constant to
+ * GCC and Clang) */
+#define KW_FIRST_IS(name, text, c) || (c) == (unsigned char)(text)[0]
+#define IS_KW1(c)    (0 KEYWORDS(KW_FIRST_IS, c))
 
 enum {
     C_META  = 1 << 0,   /* IS_META */
@@ -424,7 +439,8 @@ enum {
     C_LIT   = 1 << 5,   /* part of a literal word: neither meta nor quoting */
     C_PLAIN = 1 << 6,   /* lex_word only copies it, given no '[' or '{' is open and
                          * it is not the word's first byte (see lex_word) */
-    C_DQ    = 1 << 7    /* dquote treats it specially: '"' '\\' '$' '`' */
+    C_DQ    = 1 << 7,   /* dquote treats it specially: '"' '\\' '$' '`' */
+    C_KW1   = 1 << 8    /* IS_KW1 */
 };
 
 #define CCLASS(c) ((IS_META(c) ? C_META : 0)                                          \
@@ -434,15 +450,18 @@ enum {
                    | (IS_DIGIT(c) ? C_NAME : 0)                                        \
                    | (!IS_META(c) && !IS_QUOTE(c) ? C_LIT : 0)                         \
                    | (!IS_META(c) && !IS_QUOTE(c) && !IS_WSTATE(c) ? C_PLAIN : 0)      \
-                   | ((c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`' ? C_DQ : 0))
+                   | ((c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`' ? C_DQ : 0) \
+                   | (IS_KW1(c) ? C_KW1 : 0))
 #define CC4(c)   CCLASS(c), CCLASS((c) + 1), CCLASS((c) + 2), CCLASS((c) + 3)
 #define CC16(c)  CC4(c), CC4((c) + 4), CC4((c) + 8), CC4((c) + 12)
 #define CC64(c)  CC16(c), CC16((c) + 16), CC16((c) + 32), CC16((c) + 48)
-static const uint8_t cclass_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+static const uint16_t cclass_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
 #undef CC64
 #undef CC16
 #undef CC4
 #undef CCLASS
+#undef IS_KW1
+#undef KW_FIRST_IS
 
 static unsigned cclass(char ch)
 {
@@ -651,24 +670,32 @@ static size_t lit_len(const parser *p)
     return i - p->pos;
 }
 
-/* The reserved word at pos (only meaningful in command position), or KW_NONE. */
-static int keyword_at(const parser *p)
+/* The reserved word at pos (only meaningful in command position), or KW_NONE.
+ * parse_list, parse_pipeline and parse_command ask in turn about the same command
+ * word, so the last answer is kept in p->kw_*.  It is keyed by input, position and
+ * end, which fix the answer: no input's bytes change while it is being parsed. */
+static int keyword_at(parser *p)
 {
-    if (p->pos >= p->end)
-        return KW_NONE;
-    size_t k = 0, nk = sizeof keywords / sizeof keywords[0];
-    while (k < nk && keywords[k].w[0] != p->s[p->pos])
-        k++;
-    if (k == nk)
+    if (p->pos >= p->end || !(cclass(p->s[p->pos]) & C_KW1))
         return KW_NONE;                 /* no reserved word starts so: most words */
+    if (p->kw_s == p->s && p->kw_pos == p->pos && p->kw_end == p->end)
+        return p->kw;
+    int kw = KW_NONE;
     size_t n = lit_len(p);
-    if (!n || n > 8)
-        return KW_NONE;
-    const char *w = p->s + p->pos;
-    for (; k < nk; k++)
-        if (keywords[k].len == n && keywords[k].w[0] == w[0] && memcmp(keywords[k].w, w, n) == 0)
-            return keywords[k].kw;
-    return KW_NONE;
+    if (n) {
+        const char *w = p->s + p->pos;
+        for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+            if (keywords[k].len == n && keywords[k].w[0] == w[0]
+                && memcmp(keywords[k].w, w, n) == 0) {
+                kw = keywords[k].kw;
+                break;
+            }
+    }
+    p->kw_s = p->s;
+    p->kw_pos = p->pos;
+    p->kw_end = p->end;
+    p->kw = kw;
+    return kw;
 }
 
 /* NAME '(' ')' at pos: a function definition; *nl = length of NAME. */
@@ -2185,7 +2212,7 @@ static int parse_and_or(parser *p, const ctx *c, int32_t *last)
 }
 
 /* Is the next token one of the terminators in terms? */
-static int at_terminator(const parser *p, const tok *t, unsigned terms)
+static int at_terminator(parser *p, const tok *t, unsigned terms)
 {
     switch (t->kind) {
     case T_RPAREN: return (terms & TM_RPAREN) != 0;
