@@ -67,6 +67,8 @@ typedef struct parser {
     sgr_span ospan;
     char *buf;            /* word-building stack; use offsets, it moves when grown */
     size_t bcap, blen;
+    char *tpool;          /* free part of the chunk text_dup cuts word texts from */
+    size_t tleft;
     hd_pending *hd;       /* heredocs waiting for their body; [hd_base, hd_n) is */
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
     uint32_t rdepth;
@@ -212,8 +214,9 @@ static int putn(parser *p, const char *src, size_t n)
     return 0;
 }
 
-/* Append one zeroed element of esz bytes to v; NULL (and p->err set) on OOM. */
-static void *vpush(parser *p, vec *v, size_t esz)
+/* Append one element of esz bytes to v, not initialised: for elements the caller
+ * writes in full (sgr_word: text, len, flags, span).  NULL (and p->err set) on OOM. */
+static void *vgrow(parser *p, vec *v, size_t esz)
 {
     if (v->n == v->cap) {
         uint32_t nc = v->cap ? v->cap * 2 : 4;
@@ -227,16 +230,50 @@ static void *vpush(parser *p, vec *v, size_t esz)
         v->p = q;
         v->cap = nc;
     }
-    void *e = (char *)v->p + esz * v->n++;
-    memset(e, 0, esz);
+    return (char *)v->p + esz * v->n++;
+}
+
+/* Append one zeroed element of esz bytes to v; NULL (and p->err set) on OOM. */
+static void *vpush(parser *p, vec *v, size_t esz)
+{
+    void *e = vgrow(p, v, esz);
+    if (e)
+        memset(e, 0, esz);
     return e;
+}
+
+#define TEXT_CHUNK 256
+
+/* Copy text[0..n) and a NUL into the arena.  Word texts are many and short, so
+ * they are cut from a TEXT_CHUNK taken from the arena rather than allocated one by
+ * one (char needs no alignment); longer ones get their own allocation.  Every
+ * text has bytes of its own, so its address is unique: heredocs find their
+ * redirection by it.  NULL on OOM. */
+static char *text_dup(parser *p, const char *text, size_t n)
+{
+    if (n >= TEXT_CHUNK / 4)
+        return sg_arena_strndup(p->a, text, n);
+    if (n + 1 > p->tleft) {
+        p->tpool = sg_arena_alloc(p->a, TEXT_CHUNK);
+        if (!p->tpool) {
+            p->tleft = 0;
+            return NULL;
+        }
+        p->tleft = TEXT_CHUNK;
+    }
+    char *t = p->tpool;
+    memcpy(t, text, n);
+    t[n] = '\0';
+    p->tpool += n + 1;
+    p->tleft -= n + 1;
+    return t;
 }
 
 /* Make *w from text[0..n) with flags and a span; the text is copied. */
 static int mkword(parser *p, const char *text, size_t n, uint32_t flags, size_t off,
                   size_t len, sgr_word *w)
 {
-    char *t = sg_arena_strndup(p->a, text, n);
+    char *t = text_dup(p, text, n);
     if (!t)
         return oom(p);
     w->text = t;
@@ -1693,7 +1730,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             if (argv.n + asg.n >= p->lim->max_words)
                 return too_many_words(p, start);
             size_t nl = argv.n ? 0 : assign_len(p);
-            sgr_word *w = vpush(p, nl ? &asg : &argv, sizeof *w);
+            sgr_word *w = vgrow(p, nl ? &asg : &argv, sizeof *w);
             if (!w)
                 return -1;
             TRY(nl ? lex_assign(p, c, idx, nl, w) : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
@@ -1718,7 +1755,7 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
     size_t start = p->pos;
     TRY(seg_new(p, c, plid, k, &idx));
     vec argv = {0}, asg = {0}, rd = {0};
-    sgr_word *w = vpush(p, &argv, sizeof *w);
+    sgr_word *w = vgrow(p, &argv, sizeof *w);
     if (!w)
         return -1;
     TRY(mkword(p, "[[", 2, 0, start, 2, w));
@@ -1734,7 +1771,7 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         }
         if (argv.n >= p->lim->max_words)
             return too_many_words(p, start);
-        w = vpush(p, &argv, sizeof *w);
+        w = vgrow(p, &argv, sizeof *w);
         if (!w)
             return -1;
         if (lit_len(p) == 2 && memcmp(p->s + p->pos, "]]", 2) == 0) {
@@ -1776,7 +1813,7 @@ static int parse_arith_cmd(parser *p, const ctx *c, uint32_t plid, uint32_t k, i
     size_t start = p->pos;
     TRY(seg_new(p, c, plid, k, &idx));
     vec argv = {0}, asg = {0}, rd = {0};
-    sgr_word *w = vpush(p, &argv, sizeof *w);
+    sgr_word *w = vgrow(p, &argv, sizeof *w);
     if (!w)
         return -1;
     TRY(mkword(p, "((", 2, 0, start, 2, w));
@@ -1787,11 +1824,11 @@ static int parse_arith_cmd(parser *p, const ctx *c, uint32_t plid, uint32_t k, i
     TRY(scan_arith(p, c, idx, SGR_NEST_CMDSUB, &fl, start, "(("));
     leave(p);
     p->blen = b0;
-    if (!(w = vpush(p, &argv, sizeof *w)))
+    if (!(w = vgrow(p, &argv, sizeof *w)))
         return -1;
     TRY(mkword(p, p->s + start + 2, p->pos - start - 4, fl | SGR_W_ARITH, start + 2,
                p->pos - start - 4, w));
-    if (!(w = vpush(p, &argv, sizeof *w)))
+    if (!(w = vgrow(p, &argv, sizeof *w)))
         return -1;
     TRY(mkword(p, "))", 2, 0, p->pos - 2, 2, w));
     for (;;) {
