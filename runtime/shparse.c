@@ -573,8 +573,8 @@ static size_t redir_op(const parser *p, size_t i, int *kind)
     return 0;
 }
 
-/* Look at the next token without consuming it (blanks and comments are skipped). */
-static void peek(parser *p, tok *t)
+/* peek, for any input: see peek. */
+__attribute__((noinline)) static void peek_any(parser *p, tok *t)
 {
     skip_blanks(p);
     const char *s = p->s;
@@ -584,13 +584,6 @@ static void peek(parser *p, tok *t)
     t->len = 1;
     if (i >= e) {
         t->kind = T_EOF;
-        t->len = 0;
-        return;
-    }
-    if (!(cclass(s[i]) & (C_META | C_DIGIT))) {
-        /* no operator starts with it (the switch below has only meta cases),
-         * and it is not fd digits: a word, like most tokens */
-        t->kind = T_WORD;
         t->len = 0;
         return;
     }
@@ -640,6 +633,27 @@ static void peek(parser *p, tok *t)
     }
     t->kind = T_WORD;
     t->len = 0;
+}
+
+/* Look at the next token without consuming it (blanks and comments are skipped).
+ * It is asked several times per word and per command, and the answer is most
+ * often "blanks, then a word": that case is decided here, the rest by peek_any.
+ * A byte that is neither meta (the only bytes peek_any's switch looks at), nor a
+ * digit (fd of a redirection), nor one skip_blanks would skip is a word's. */
+static void peek(parser *p, tok *t)
+{
+    const char *s = p->s;
+    size_t i = p->pos, e = p->end;
+    while (i < e && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    p->pos = i;
+    if (i < e && !(cclass(s[i]) & (C_META | C_DIGIT | C_SKIP))) {
+        t->kind = T_WORD;
+        t->start = i;
+        t->len = 0;
+        return;
+    }
+    peek_any(p, t);
 }
 
 static int read_heredocs(parser *p);
