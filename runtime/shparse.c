@@ -576,7 +576,8 @@ static size_t redir_op(const parser *p, size_t i, int *kind)
 /* peek, for any input: see peek. */
 __attribute__((noinline)) static void peek_any(parser *p, tok *t)
 {
-    skip_blanks(p);
+    if (p->pos < p->end && (cclass(p->s[p->pos]) & C_SKIP))
+        skip_blanks(p);
     const char *s = p->s;
     size_t i = p->pos, e = p->end;
     int kind;
@@ -637,9 +638,10 @@ __attribute__((noinline)) static void peek_any(parser *p, tok *t)
 
 /* Look at the next token without consuming it (blanks and comments are skipped).
  * It is asked several times per word and per command, and the answer is most
- * often "blanks, then a word": that case is decided here, the rest by peek_any.
- * A byte that is neither meta (the only bytes peek_any's switch looks at), nor a
- * digit (fd of a redirection), nor one skip_blanks would skip is a word's. */
+ * often "blanks, then a word" or "the end": those cases are decided here, the
+ * rest by peek_any.  A byte that is neither meta (the only bytes peek_any's
+ * switch looks at), nor a digit (fd of a redirection), nor one skip_blanks would
+ * skip is a word's. */
 static void peek(parser *p, tok *t)
 {
     const char *s = p->s;
@@ -647,10 +649,14 @@ static void peek(parser *p, tok *t)
     while (i < e && (s[i] == ' ' || s[i] == '\t'))
         i++;
     p->pos = i;
-    if (i < e && !(cclass(s[i]) & (C_META | C_DIGIT | C_SKIP))) {
+    t->start = i;
+    t->len = 0;
+    if (i >= e) {
+        t->kind = T_EOF;
+        return;
+    }
+    if (!(cclass(s[i]) & (C_META | C_DIGIT | C_SKIP))) {
         t->kind = T_WORD;
-        t->start = i;
-        t->len = 0;
         return;
     }
     peek_any(p, t);
