@@ -63,6 +63,8 @@ typedef struct parser {
     uint32_t maxdepth;
     const char *s;        /* current input: s[pos..end) */
     size_t end, pos;
+    char *dup;            /* a copy of the whole input s that direct words' texts
+                           * point into (see lex_simple_word), or NULL */
     int ovr;              /* spans are all ospan (nested scripts, `...`, <<- bodies) */
     sgr_span ospan;
     char *buf;            /* word-building stack; use offsets, it moves when grown */
@@ -1228,6 +1230,7 @@ static int dquote(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t
 /* Saved input while parsing text that is not a slice of the current input. */
 typedef struct input_save {
     const char *s;
+    char *dup;
     size_t end, pos;
     int ovr;
     sgr_span ospan;
@@ -1237,9 +1240,9 @@ typedef struct input_save {
 static void input_push(parser *p, input_save *sv, const char *s, size_t pos, size_t end,
                        int ovr, sgr_span ospan)
 {
-    sv->s = p->s; sv->end = p->end; sv->pos = p->pos;
+    sv->s = p->s; sv->dup = p->dup; sv->end = p->end; sv->pos = p->pos;
     sv->ovr = p->ovr; sv->ospan = p->ospan; sv->hd_base = p->hd_base;
-    p->s = s; p->pos = pos; p->end = end;
+    p->s = s; p->dup = NULL; p->pos = pos; p->end = end;
     if (ovr && !p->ovr) {
         p->ovr = 1;
         p->ospan = ospan;
@@ -1249,7 +1252,7 @@ static void input_push(parser *p, input_save *sv, const char *s, size_t pos, siz
 
 static void input_pop(parser *p, const input_save *sv)
 {
-    p->s = sv->s; p->end = sv->end; p->pos = sv->pos;
+    p->s = sv->s; p->dup = sv->dup; p->end = sv->end; p->pos = sv->pos;
     p->ovr = sv->ovr; p->ospan = sv->ospan; p->hd_base = sv->hd_base;
 }
 
@@ -1330,8 +1333,13 @@ static size_t plain_end(const parser *p, size_t i)
 
 /* Most words are written as one plain run (-rf, src/x.c, HEAD~3) or as one quoted
  * string with nothing in it to decode ('a b', "a b").  Then the word's text is a
- * slice of the input: copy it once into the arena rather than byte by byte through
- * buf.  Returns 1 with *w made and pos past the word; 0 (nothing consumed) for any
+ * slice of the input, and needs no copy byte by byte through buf: it is the same
+ * slice of p->dup, the input's copy, ended by a NUL written over the byte after
+ * it.  That byte is the word's closing quote, or the blank or operator byte (or
+ * the end) that ends an unquoted word, so it is in no direct word's text: tokens
+ * do not overlap, nothing inside a direct word is lexed again, and no direct word
+ * starts with an operator byte.  Without p->dup the slice is copied.
+ * Returns 1 with *w made and pos past the word; 0 (nothing consumed) for any
  * other word, which lex_word's loop then reads; -1 on OOM.  The result is what the
  * loop would compute for the same word:
  * - C_PLAIN bytes are only copied while no '[' or '{' is open ('*' '?' '[' '{' are
@@ -1369,7 +1377,16 @@ static int lex_simple_word(parser *p, sgr_word *w)
     if (!word_ends_at(p, e))
         return 0;
     p->pos = e;
-    TRY(mkword(p, s + ts, tn, fl, start, e - start, w));
+    char *t;
+    if (p->dup) {
+        t = p->dup + ts;
+        t[tn] = '\0';
+    } else if (!(t = text_dup(p, s + ts, tn)))
+        return oom(p);
+    w->text = t;
+    w->len = (uint32_t)tn;
+    w->flags = fl;
+    w->span = mkspan(p, start, e - start);
     return 1;
 }
 
@@ -2364,11 +2381,18 @@ static int precheck(parser *p, size_t len)
     return 0;
 }
 
+/* Allocate buf, the word-building stack, and dup, the copy of the input that
+ * direct words' texts point into (with room for a NUL after its last byte). */
 static int alloc_buf(parser *p, size_t len)
 {
     p->bcap = (len < 4096 ? len : 4096) + 64;
     p->buf = sg_arena_alloc(p->a, p->bcap);
-    return p->buf ? 0 : oom(p);
+    p->dup = sg_arena_alloc(p->a, len + 1);
+    if (!p->buf || !p->dup)
+        return oom(p);
+    if (len)
+        memcpy(p->dup, p->s, len);
+    return 0;
 }
 
 int sgr_sh_parse(sg_arena *a, const char *line, size_t len, const sgr_sh_limits *lim,
