@@ -221,7 +221,7 @@ static int putn(parser *p, const char *src, size_t n)
 static void *vgrow(parser *p, vec *v, size_t esz)
 {
     if (v->n == v->cap) {
-        uint32_t nc = v->cap ? v->cap * 2 : 4;
+        uint32_t nc = v->cap ? v->cap * 2 : 8;   /* most commands: one allocation */
         void *q = sg_arena_alloc(p->a, (size_t)nc * esz);
         if (!q) {
             oom(p);
