@@ -63,8 +63,8 @@ typedef struct parser {
     uint32_t maxdepth;
     const char *s;        /* current input: s[pos..end) */
     size_t end, pos;
-    char *dup;            /* a copy of the whole input s that direct words' texts
-                           * point into (see lex_simple_word), or NULL */
+    char *dup;            /* a copy of the whole input s that the texts of words
+                           * read by lex_simple_word point into, or NULL */
     int ovr;              /* spans are all ospan (nested scripts, `...`, <<- bodies) */
     sgr_span ospan;
     char *buf;            /* word-building stack; use offsets, it moves when grown */
@@ -74,8 +74,8 @@ typedef struct parser {
     hd_pending *hd;       /* heredocs waiting for their body; [hd_base, hd_n) is */
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
     uint32_t rdepth;
-    const char *kw_s;     /* keyword_at's last answer kw, for input kw_s at */
-    size_t kw_pos, kw_end;/* kw_pos with end kw_end */
+    const char *kw_s;     /* keyword_at's last answer: kw, for the word at */
+    size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
     int kw;
     int err;              /* 0, -1 syntax/limit, -2 out of memory */
     const char *msg;
@@ -477,7 +477,7 @@ enum {
     C_NAME  = 1 << 4,   /* may continue a NAME */
     C_LIT   = 1 << 5,   /* part of a literal word: neither meta nor quoting */
     C_PLAIN = 1 << 6,   /* lex_word only copies it, given no '[' or '{' is open and
-                         * it is not the word's first byte (see lex_word) */
+                         * it is not the word's first byte (see lex_simple_word) */
     C_DQ    = 1 << 7,   /* dquote treats it specially: '"' '\\' '$' '`' */
     C_KW1   = 1 << 8    /* IS_KW1 */
 };
@@ -575,8 +575,10 @@ static size_t redir_op(const parser *p, size_t i, int *kind)
     return 0;
 }
 
-/* peek, for any input: see peek. */
-__attribute__((noinline)) static void peek_any(parser *p, tok *t)
+/* peek for any next token: operators, fd digits, a comment or backslash-newline
+ * first.  Out of line, so that peek's common path saves no registers. */
+__attribute__((noinline))
+static void peek_any(parser *p, tok *t)
 {
     if (p->pos < p->end && (cclass(p->s[p->pos]) & C_SKIP))
         skip_blanks(p);
@@ -1336,9 +1338,11 @@ static size_t plain_end(const parser *p, size_t i)
  * slice of the input, and needs no copy byte by byte through buf: it is the same
  * slice of p->dup, the input's copy, ended by a NUL written over the byte after
  * it.  That byte is the word's closing quote, or the blank or operator byte (or
- * the end) that ends an unquoted word, so it is in no direct word's text: tokens
- * do not overlap, nothing inside a direct word is lexed again, and no direct word
- * starts with an operator byte.  Without p->dup the slice is copied.
+ * the end) that ends an unquoted word, so it is in no other such word's text:
+ * tokens do not overlap, nothing inside these words is lexed again, and none of
+ * them starts with an operator byte.  (Other words' texts are built in buf and
+ * copied, and everything else reads the input itself, never p->dup.)  Without
+ * p->dup the slice is copied.
  * Returns 1 with *w made and pos past the word; 0 (nothing consumed) for any
  * other word, which lex_word's loop then reads; -1 on OOM.  The result is what the
  * loop would compute for the same word:
@@ -2382,7 +2386,7 @@ static int precheck(parser *p, size_t len)
 }
 
 /* Allocate buf, the word-building stack, and dup, the copy of the input that
- * direct words' texts point into (with room for a NUL after its last byte). */
+ * lex_simple_word's word texts point into (with room for a NUL after its end). */
 static int alloc_buf(parser *p, size_t len)
 {
     p->bcap = (len < 4096 ? len : 4096) + 64;
