@@ -10,6 +10,7 @@
 #include "unwrap.h"
 #include "hook_lua.h"
 #include "pathcache.h"
+#include "pathgroup.h"
 #include "common/alloc.h"
 
 struct sgr_ctx {
@@ -39,6 +40,18 @@ struct sgr_ctx {
     uint32_t *pm_state;
     uint8_t *pm_hit;
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
+    /* `path inside` over the automata of every set a rule checks paths against, in
+     * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
+    int8_t *pg_bit;                     /* [nsets] the set's bit in the group, or -1 */
+    const sgr_dfa *pg_dfas[SGR_PG_MAX];
+    uint32_t pg_n;
+    sgr_pgroup *pg;
+    int pg_tried;
+    uint64_t pg_call;                   /* == ncalls: pg_cwd_* are for this call */
+    uint32_t pg_cwd_st, pg_cwd_hit;     /* the group's state and mask after the cwd */
+    int pg_cwd_ok;
+    uint64_t *pw_call;                  /* [nsets] the exact words over the cwd, a call */
+    uint8_t *pw_hit;
     sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
     /* Lua hooks: one sandboxed state per context, made on first use */
     sgr_hooks *hooks;
@@ -177,12 +190,29 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
-    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax) {
+    c->pg_bit = sg_malloc(ns);
+    c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
+    c->pw_hit = sg_calloc(ns, 1);
+    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_bit || !c->pw_call
+        || !c->pw_hit) {
         sgr_ctx_free(c);
         return NULL;
     }
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
+    /* the sets `path inside` runs automata for, in the order rules name them */
+    memset(c->pg_bit, -1, ns);
+    for (uint32_t r = 0; r < t->nrules; r++) {
+        const uint32_t *code = t->code + t->rules[r].code_off;
+        for (uint32_t pc = 0; pc + 1 < t->rules[r].code_len; pc += 2) {
+            uint32_t set = code[pc + 1];
+            if ((code[pc] & 0xff) != SGT_OP_PATH_INSIDE || c->pg_bit[set] >= 0
+                || t->sets[set].dfa == SGT_NONE || c->pg_n == SGR_PG_MAX)
+                continue;
+            c->pg_bit[set] = (int8_t)c->pg_n;
+            c->pg_dfas[c->pg_n++] = &t->dfas[t->sets[set].dfa];
+        }
+    }
     return c;
 }
 
@@ -196,6 +226,10 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_state);
     sg_free(c->pm_hit);
     sg_free(c->wmax);
+    sg_free(c->pg_bit);
+    sg_free(c->pw_call);
+    sg_free(c->pw_hit);
+    sgr_pg_free(c->pg);
     sgr_hooks_free(c->hooks);
     sgr_pc_free(c->pc);
     sg_free(c);
@@ -396,10 +430,15 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         if (!np)
             return -1;
         nm->paths = np;
+        uint64_t *pin = sg_arena_grow(&c->arena, nm->pin, sizeof *pin * *cap, sizeof *pin * ncap);
+        if (!pin)
+            return -1;
+        nm->pin = pin;
         *cap = ncap;
     }
     nm->paths[nm->npaths].s = r;
     nm->paths[nm->npaths].len = rl;
+    nm->pin[nm->npaths] = 0;
     nm->npaths++;
     if (!(flags & SGR_W_UNKNOWN)) {
         int in = 0;
@@ -612,7 +651,8 @@ static size_t words_max(sgr_ctx *c, uint32_t set)
     return c->wmax[set] == UINT16_MAX ? SIZE_MAX : (size_t)c->wmax[set] - 1;
 }
 
-static int path_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+/* path_inside over set's own automaton (the group's fallback). */
+static int path_inside_set(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
     const sgt_set *st = &c->t->sets[set];
     size_t wm = st->nwords ? words_max(c, set) : 0;
@@ -637,6 +677,76 @@ static int path_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
     const uint8_t *p = (const uint8_t *)s;
     uint32_t q = under_cwd ? c->pm_state[set] : 1;
     return sgr_dfa_dirs_from(d, &q, p, under_cwd ? p + cl : p, p + n) || d->accept[q] >= 0;
+}
+
+/* The exact words of set over path s[0..n) and the directories above it. */
+static int words_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    size_t wm = words_max(c, set);
+    uint32_t cl = c->rcwdl;
+    int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
+    if (under_cwd) {
+        if (c->pw_call[set] != c->ncalls) {
+            c->pw_hit[set] = (uint8_t)sgr_set_words_dirs(c->t, set, s, cl, 0, wm);
+            c->pw_call[set] = c->ncalls;
+        }
+        if (c->pw_hit[set])
+            return 1;
+    }
+    return sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0, wm);
+}
+
+/* The path group's mask for path i of nm, run once; -1 when the group cannot run
+ * it (no group, or its state cache is full). */
+static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
+{
+    if (nm->pin[i])
+        return (int64_t)(uint32_t)nm->pin[i];
+    if (!c->pg_tried) {
+        c->pg_tried = 1;
+        c->pg = sgr_pg_new(c->pg_dfas, c->pg_n, 4096);
+    }
+    sgr_pgroup *g = c->pg;
+    if (!g)
+        return -1;
+    const uint8_t *p = (const uint8_t *)nm->paths[i].s;
+    uint32_t n = nm->paths[i].len, cl = c->rcwdl, st = sgr_pg_start(g), hit = 0;
+    const uint8_t *q = p;
+    if (cl > 1 && n > cl && p[cl] == '/' && memcmp(p, c->rcwd, cl) == 0) {
+        /* most paths start with the cwd: run it once a call, resume after it */
+        if (c->pg_call != c->ncalls) {
+            c->pg_call = c->ncalls;
+            c->pg_cwd_st = st;
+            c->pg_cwd_hit = 0;
+            c->pg_cwd_ok = sgr_pg_run(g, &c->pg_cwd_st, p, p, p + cl, &c->pg_cwd_hit) == 0;
+        }
+        if (c->pg_cwd_ok) {
+            st = c->pg_cwd_st;
+            hit = c->pg_cwd_hit;
+            q = p + cl;
+        }
+    }
+    if (sgr_pg_run(g, &st, p, q, p + n, &hit) < 0)
+        return -1;
+    hit |= sgr_pg_accepts(g, st);
+    nm->pin[i] = (uint64_t)1 << 32 | hit;
+    return hit;
+}
+
+/* Is path i of nm, or a directory above it, in set? */
+static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
+{
+    const char *s = nm->paths[i].s;
+    uint32_t n = nm->paths[i].len;
+    int bit = c->pg_bit[set];
+    if (bit >= 0) {
+        if (c->t->sets[set].nwords && words_inside(c, set, s, n))
+            return 1;
+        int64_t m = path_mask(c, nm, i);
+        if (m >= 0)
+            return (int)((m >> bit) & 1);
+    }
+    return path_inside_set(c, set, s, n);
 }
 
 static int text_match(sgr_ctx *c, uint32_t set)
@@ -949,7 +1059,7 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
             acc = 0;
             for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
                 /* the path itself, or any directory above it, is in the set */
-                if (path_inside(c, b, nm->paths[i].s, nm->paths[i].len)) {
+                if (path_inside(c, b, nm, i)) {
                     acc = 1;
                     c->m_path = nm->paths[i];
                 }
@@ -1327,6 +1437,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
      * with the second call.  NULL (out of memory, or no inotify): lstat each time. */
     if (++c->ncalls == 2)
         c->pc = sgr_pc_new(0);
+    if (c->pg)
+        sgr_pg_trim(c->pg);             /* no state index outlives a call */
     const sgr_table *t = c->t;
     const char *cwd = o && o->cwd && o->cwd[0] == '/' ? o->cwd : "/nonexistent-cwd";
     sgr_opts dflt = { cwd, NULL, 0, NULL };

@@ -9,6 +9,7 @@
 #include "common/alloc.h"
 #include "compiler/redfa.h"
 #include "runtime/dfa.h"
+#include "runtime/pathgroup.h"
 #include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1038,6 +1039,131 @@ static void test_random_glob(void)
     }
 }
 
+/* ---- path groups (runtime/pathgroup.h) --------------------------------------------- */
+
+/* One group run over s[0..n), split at byte k: the mask, or -1 when the group
+ * could not make a state it needed. */
+static int64_t group_mask(sgr_pgroup *g, const char *s, size_t n, size_t k)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    uint32_t st = sgr_pg_start(g), hit = 0;
+    if (sgr_pg_run(g, &st, p, p, p + k, &hit) < 0 || sgr_pg_run(g, &st, p, p + k, p + n, &hit) < 0)
+        return -1;
+    return hit | sgr_pg_accepts(g, st);
+}
+
+/* A group decides, for every set at once, what sgr_dfa_match_dirs decides for
+ * each set alone: random globs and regexes over paths, runs split at a random
+ * byte, state bounds from the smallest up, trims between runs, and allocation
+ * failures (which may only make a run give up, never answer wrongly). */
+static void test_path_group(void)
+{
+    static const char *const atoms[] = {"a", "b", "/", "*", "?", "[ab]", "[!a]", ".", "/.", "*/"};
+    int bad = 0, gave_up = 0, answered = 0;
+    for (int iter = 0; iter < 300 && bad < 5; iter++) {
+        uint32_t k = 1 + rnd(iter % 10 == 0 ? SGR_PG_MAX : 6);
+        sgc_dfa cd[SGR_PG_MAX];
+        sgr_dfa rd[SGR_PG_MAX];
+        const sgr_dfa *dp[SGR_PG_MAX];
+        uint8_t *loops[SGR_PG_MAX];
+        for (uint32_t i = 0; i < k; i++) {
+            char text[512];
+            sgc_pattern pt;
+            if (rnd(2)) {
+                size_t o = 0;
+                int na = 1 + (int)rnd(5);
+                for (int a = 0; a < na; a++)
+                    o += (size_t)sprintf(text + o, "%s", atoms[rnd(10)]);
+                text[o] = '\0';
+                pt = pat(SGC_PAT_GLOB, text, iter % 7 == 3, 1);
+            } else {
+                npool = 0;
+                (void)gen_top(text);
+                pt = pat(SGC_PAT_REGEX, text, 0, 1);
+            }
+            sgc_dfa_error err;
+            if (sgc_dfa_build(&pt, 1, 0, &cd[i], &err) != 0) {
+                pt = pat(SGC_PAT_GLOB, "*/a*", 0, 1);  /* a regex past the state bound */
+                CHECK(sgc_dfa_build(&pt, 1, 0, &cd[i], &err) == 0);
+            }
+            loops[i] = runtime_dfa(&cd[i], &rd[i]);
+            dp[i] = &rd[i];
+        }
+        uint32_t bound = iter % 4 == 0 ? 2 + rnd(6) : 4096;
+        sgr_pgroup *g = sgr_pg_new(dp, k, bound);
+        CHECK(g != NULL);
+        if (!g)
+            break;
+        CHECK(sgr_pg_states(g) == 2);
+        for (int t = 0; t < 200; t++) {
+            char s[24];
+            int n = (int)rnd(20);
+            for (int i = 0; i < n; i++)
+                s[i] = "ab/.*xA"[rnd(7)];
+            uint32_t want = 0;
+            for (uint32_t i = 0; i < k; i++)
+                if (sgr_dfa_match_dirs(&rd[i], s, (size_t)n))
+                    want |= 1u << i;
+            int fail = t % 50 == 49;          /* now and then, no memory at all */
+            if (fail)
+                sg_alloc_fail_after(1);
+            int64_t got = group_mask(g, s, (size_t)n, n ? rnd((uint32_t)n + 1) : 0);
+            sg_alloc_fail_after(0);
+            CHECK(sgr_pg_states(g) <= bound);
+            if (got < 0) {
+                gave_up++;
+                /* only a full cache or a failed allocation gives up */
+                CHECK(fail || sgr_pg_states(g) == bound || sgr_pg_states(g) >= 16);
+            } else {
+                answered++;
+                if ((uint32_t)got != want && bad++ < 5)
+                    fprintf(stderr, "path group mismatch on \"%.*s\": got %08x want %08x\n", n, s,
+                            (unsigned)got, (unsigned)want);
+                CHECK((uint32_t)got == want);
+            }
+            if (t % 16 == 15) {
+                uint32_t before = sgr_pg_states(g);
+                sgr_pg_trim(g);
+                CHECK(sgr_pg_states(g) == (before > bound / 2 ? 2 : before));
+            }
+        }
+        sgr_pg_free(g);
+        for (uint32_t i = 0; i < k; i++) {
+            free(loops[i]);
+            sgc_dfa_free(&cd[i]);
+        }
+    }
+    CHECK(answered > 30000 && gave_up > 0);
+    /* bad arguments, and the group's own allocations failing one by one */
+    sgc_pattern pt = pat(SGC_PAT_GLOB, "*/.ssh", 0, 1);
+    sgc_dfa one;
+    sgc_dfa_error err;
+    CHECK(sgc_dfa_build(&pt, 1, 0, &one, &err) == 0);
+    sgr_dfa r;
+    uint8_t *lp = runtime_dfa(&one, &r);
+    const sgr_dfa *dp[SGR_PG_MAX + 1];
+    for (int i = 0; i <= SGR_PG_MAX; i++)
+        dp[i] = &r;
+    CHECK(sgr_pg_new(dp, SGR_PG_MAX + 1, 100) == NULL);
+    CHECK(sgr_pg_new(dp, 1, 1) == NULL);
+    CHECK(sgr_pg_new(dp, 1, 65536) == NULL);
+    int made = 0;
+    for (long n = 1; n < 1000 && !made; n++) {
+        sg_alloc_fail_after(n);
+        sgr_pgroup *g = sgr_pg_new(dp, SGR_PG_MAX, 100);
+        sg_alloc_fail_after(0);
+        if (!g)
+            continue;
+        made = 1;
+        const char *s = "/home/u/.ssh/id_rsa";
+        CHECK(group_mask(g, s, strlen(s), 3) == (int64_t)UINT32_MAX);
+        sgr_pg_free(g);
+    }
+    CHECK(made);
+    free(lp);
+    sgc_dfa_free(&one);
+}
+
 int main(void)
 {
     test_cases();
@@ -1051,5 +1177,6 @@ int main(void)
     test_random_regex();
     test_random_literals();
     test_random_glob();
+    test_path_group();
     return sg_test_summary();
 }
