@@ -6,11 +6,11 @@
 
 struct sg_arena_block {
     sg_arena_block *next;
-    size_t size, used;
+    size_t size, used;      /* used: of a block behind the head (the head's is cur) */
     max_align_t data[];
 };
 
-#define ALIGN_UP(n) (((n) + (sizeof(max_align_t) - 1)) & ~(sizeof(max_align_t) - 1))
+#define ALIGN_UP(n) (((n) + (SG_ARENA_ALIGN - 1)) & ~(SG_ARENA_ALIGN - 1))
 
 void sg_arena_init(sg_arena *a, size_t block_size)
 {
@@ -18,58 +18,54 @@ void sg_arena_init(sg_arena *a, size_t block_size)
     a->block_size = block_size ? block_size : 16384;
     a->used_total = 0;
     a->limit = 0;
+    a->cur = a->end = NULL;
 }
 
-void *sg_arena_alloc(sg_arena *a, size_t n)
+/* Write the head's bump pointer back into it (before the head changes). */
+static void sync_head(sg_arena *a)
+{
+    if (a->head)
+        a->head->used = (size_t)(a->cur - (char *)a->head->data);
+}
+
+static void set_head(sg_arena *a, sg_arena_block *b)
+{
+    a->head = b;
+    a->cur = b ? (char *)b->data + b->used : NULL;
+    a->end = b ? (char *)b->data + b->size : NULL;
+}
+
+void *sg_arena_alloc_slow(sg_arena *a, size_t n)
 {
     n = ALIGN_UP(n ? n : 1);
     if (n < (size_t)1 << 40 && a->limit && a->used_total + n > a->limit)
         return NULL;
     if (n >= (size_t)1 << 40)
         return NULL;
-    sg_arena_block *b = a->head;
-    if (!b || b->size - b->used < n) {
+    if (!a->head || (size_t)(a->end - a->cur) < n) {
         size_t sz = n > a->block_size ? n : a->block_size;
-        b = sg_malloc(sizeof *b + sz);
+        sg_arena_block *b = sg_malloc(sizeof *b + sz);
         if (!b)
             return NULL;
+        sync_head(a);
         b->size = sz;
         b->used = 0;
         b->next = a->head;
-        a->head = b;
+        set_head(a, b);
     }
-    void *p = (char *)b->data + b->used;
-    b->used += n;
+    void *p = a->cur;
+    a->cur += n;
     a->used_total += n;
     return p;
 }
 
-void *sg_arena_zalloc(sg_arena *a, size_t n)
-{
-    void *p = sg_arena_alloc(a, n);
-    if (p)
-        memset(p, 0, n);
-    return p;
-}
-
-char *sg_arena_strndup(sg_arena *a, const char *s, size_t n)
-{
-    char *d = sg_arena_alloc(a, n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 void *sg_arena_grow(sg_arena *a, void *p, size_t old_n, size_t new_n)
 {
-    sg_arena_block *b = a->head;
     size_t on = ALIGN_UP(old_n ? old_n : 1), nn = ALIGN_UP(new_n ? new_n : 1);
-    if (p && b && (char *)p + on == (char *)b->data + b->used
-        && b->size - b->used >= nn - on && nn >= on
+    if (p && a->head && (char *)p + on == a->cur
+        && (size_t)(a->end - a->cur) >= nn - on && nn >= on
         && !(a->limit && a->used_total + (nn - on) > a->limit)) {
-        b->used += nn - on;
+        a->cur += nn - on;
         a->used_total += nn - on;
         return p;
     }
@@ -95,7 +91,7 @@ void sg_arena_reset(sg_arena *a)
         keep->used = 0;
         keep->next = NULL;
     }
-    a->head = keep;
+    set_head(a, keep);
     a->used_total = 0;
 }
 
@@ -107,6 +103,6 @@ void sg_arena_free(sg_arena *a)
         sg_free(b);
         b = n;
     }
-    a->head = NULL;
+    set_head(a, NULL);
     a->used_total = 0;
 }
