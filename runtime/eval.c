@@ -274,7 +274,9 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         rl = wl - 1;
     }
     /* walk in stack buffers; only the result goes to the arena, so resolving many
-     * operands does not outgrow the context's first arena block */
+     * operands does not outgrow the context's first arena block.  base is "/" or
+     * an earlier result, so p is canonical before each component is appended (what
+     * sgr_pc_lstat_next relies on) */
     enum { cap = PATH_MAX + 1 };
     char p[cap], q[cap];                               /* q: components still to walk */
     size_t n = strlen(base);
@@ -318,7 +320,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         if (missing)
             continue;
         size_t ll = 0;
-        sgr_pc_kind kind = sgr_pc_lstat(c->pc, p, link, sizeof link, &ll);
+        sgr_pc_kind kind = sgr_pc_lstat_next(c->pc, p, n, n - cl, link, sizeof link, &ll);
         if (kind == SGR_PC_MISSING) {
             missing = 1;
             continue;

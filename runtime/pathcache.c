@@ -388,9 +388,9 @@ static sgr_pc_kind pc_miss(sgr_pcache *pc, const char *path, size_t n, char *lin
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
 
-sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen)
+static sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
+                              size_t *linklen)
 {
-    size_t n = pc && pc->ino >= 0 ? pc_cacheable(path) : 0;
     if (n) {
         pc_slot *s = pc_find(pc, path, n, pc_hash(path, n), NULL);
         if (s && s->kind != PC_NOKIND) {
@@ -406,6 +406,22 @@ sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t li
         pc->misses++;
     sgr_pc_kind kind = pc_real(path, tgt, &tlen, &keep);
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
+}
+
+sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen)
+{
+    return pc_lstat_n(pc, path, pc && pc->ino >= 0 ? pc_cacheable(path) : 0, link, linkcap, linklen);
+}
+
+sgr_pc_kind sgr_pc_lstat_next(sgr_pcache *pc, const char *path, size_t n, size_t last, char *link,
+                              size_t linkcap, size_t *linklen)
+{
+    /* the conditions pc_cacheable checks, for the last component alone */
+    const char *c = path + last;
+    int ok = pc && pc->ino >= 0 && last >= 1 && last < n && n <= SGR_PC_MAX_PATH && path[0] == '/'
+             && path[last - 1] == '/'
+             && !(c[0] == '.' && (last + 1 == n || (c[1] == '.' && last + 2 == n)));
+    return pc_lstat_n(pc, path, ok ? n : 0, link, linkcap, linklen);
 }
 
 /* ---- life ------------------------------------------------------------------------- */

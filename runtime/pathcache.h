@@ -124,6 +124,14 @@ void sgr_pc_begin(sgr_pcache *pc);
  * 0.  pc may be NULL (a real lstat). */
 sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen);
 
+/* The same answer, for a caller that walks a path one component at a time (the
+ * evaluator's resolver): path[0..n) is NUL-terminated, path[last - 1] is its last
+ * '/', and path[0..last - 1) is "" or a canonical path (so only the component
+ * path[last..n), which holds no '/', needs checking).  Saves the scan of the
+ * whole path sgr_pc_lstat makes to see whether it may be cached. */
+sgr_pc_kind sgr_pc_lstat_next(sgr_pcache *pc, const char *path, size_t n, size_t last, char *link,
+                              size_t linkcap, size_t *linklen);
+
 /* Counters since sgr_pc_new, for tests and benchmarks: answers from the cache,
  * real lstat calls, times every entry was dropped.  Any pointer may be NULL. */
 void sgr_pc_stats(const sgr_pcache *pc, uint64_t *hits, uint64_t *misses, uint64_t *flushes);

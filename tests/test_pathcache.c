@@ -131,6 +131,20 @@ static int same(sgr_pcache *pc, const char *path)
     return 0;
 }
 
+/* The same through sgr_pc_lstat_next, which checks only the last component. */
+static int same_next(sgr_pcache *pc, const char *path)
+{
+    char a[256], b[256];
+    size_t al = 99, bl, n = strlen(path), last = (size_t)(strrchr(path, '/') - path) + 1;
+    memset(a, 'x', sizeof a);
+    sgr_pc_kind ka = sgr_pc_lstat_next(pc, path, n, last, a, sizeof a, &al);
+    sgr_pc_kind kb = ref(path, b, sizeof b, &bl);
+    if (ka == kb && al == bl && memcmp(a, b, al + (ka == SGR_PC_LINK && al)) == 0)
+        return 1;
+    fprintf(stderr, "  next %s: cache says %s, lstat says %s\n", path, kname(ka), kname(kb));
+    return 0;
+}
+
 static uint64_t hits(const sgr_pcache *pc)
 {
     uint64_t h;
@@ -233,12 +247,33 @@ static void test_kinds(void)
         CHECK(same(pc, odd[i]));
         CHECK(hits(pc) == h0);
     }
+    /* the walker's entry point: the same answers, cached when the last component
+     * is a name; ".", ".." and a path past the bound are never cached */
+    const char *names[] = { at("k/d"), at("k/f"), at("k/nope"), at("k/l"), at("k/d/f"), at("k/f/x") };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s", names[i]);
+        CHECK(same_next(pc, p));
+        uint64_t h1 = hits(pc);
+        CHECK(same_next(pc, p));
+        if (caching && i != 5)                        /* ENOTDIR is never cached */
+            CHECK(hits(pc) == h1 + 1);
+    }
+    const char *dots[] = { at("k/d/."), at("k/d/.."), at("k/."), at("k/..") };
+    for (size_t i = 0; i < sizeof dots / sizeof *dots; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s", dots[i]);
+        uint64_t h1 = hits(pc);
+        CHECK(same_next(pc, p) && same_next(pc, p));
+        CHECK(hits(pc) == h1);
+    }
     char rel[] = "test_pathcache.c";                /* cwd is tests/ */
     CHECK(is(pc, rel, SGR_PC_OTHER, NULL));
     char big[SGR_PC_MAX_PATH + 64];
     snprintf(big, sizeof big, "%s/k/%0*d", T, (int)(sizeof big - strlen(T) - 5), 7);
     uint64_t h0 = hits(pc);
     CHECK(same(pc, big) && same(pc, big));
+    CHECK(same_next(pc, big) && same_next(pc, big));
     CHECK(hits(pc) == h0);
     sgr_pc_free(pc);
 }
