@@ -63,6 +63,7 @@ struct sgr_ctx {
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
     uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
+    uint8_t *implied;                   /* [nrules] see index_implies */
     uint32_t nprogs;                    /* segments of this call that run a program */
 };
 
@@ -164,6 +165,44 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
     return f;
 }
 
+/* ---- what the index proves ------------------------------------------------------
+ * A rule the index files under program names usually starts with the test that
+ * put it there: `program S and ...` is `0: program S; 1: jump-false -> end; ...`,
+ * and `program in S` is that one op.  When every name the index files the rule
+ * under is a word of S, reaching the rule through the index means the test holds
+ * (the basename is in S), so run() may start after it: index_implies marks such
+ * rules IMPLIED_AND (start at op 2) or IMPLIED_ALL (the rule matches).  Checked
+ * once per context against the index itself, so it holds for any table. */
+enum { IMPLIED_NO, IMPLIED_AND, IMPLIED_ALL };
+
+static void index_implies(const sgr_table *t, uint8_t *implied)
+{
+    for (uint32_t r = 0; r < t->nrules; r++) {
+        const uint32_t *code = t->code + t->rules[r].code_off;
+        uint32_t len = t->rules[r].code_len, n = len / 2;
+        implied[r] = IMPLIED_NO;
+        if (n == 0 || (code[0] & 0xff) != SGT_OP_PROGRAM || t->sets[code[1]].nwords == 0)
+            continue;
+        if (n == 1)
+            implied[r] = IMPLIED_ALL;
+        else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE && (uint64_t)1 + code[3] + 1 >= n)
+            implied[r] = IMPLIED_AND;
+    }
+    for (uint32_t b = 0; b < t->nbuckets; b++) {
+        const sgt_bucket *bk = &t->index[b];
+        if (bk->name == SGT_NONE)
+            continue;
+        const char *name = sgr_str(t, bk->name);
+        size_t nl = strlen(name);
+        for (uint32_t k = 0; k < bk->list_len; k++) {
+            uint32_t r = t->lists[bk->list_off + k];
+            const uint32_t *code = t->code + t->rules[r].code_off;
+            if (implied[r] != IMPLIED_NO && !sgr_set_words_has(t, code[1], name, nl))
+                implied[r] = IMPLIED_NO;
+        }
+    }
+}
+
 const char *sgr_decision_name(uint32_t d)
 {
     static const char *const names[] = {
@@ -193,13 +232,15 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pg_bit = sg_malloc(ns);
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
     c->pw_hit = sg_calloc(ns, 1);
+    c->implied = sg_malloc(t->nrules ? t->nrules : 1);
     if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_bit || !c->pw_call
-        || !c->pw_hit) {
+        || !c->pw_hit || !c->implied) {
         sgr_ctx_free(c);
         return NULL;
     }
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
+    index_implies(t, c->implied);
     /* the sets `path inside` runs automata for, in the order rules name them */
     memset(c->pg_bit, -1, ns);
     for (uint32_t r = 0; r < t->nrules; r++) {
@@ -227,6 +268,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_hit);
     sg_free(c->wmax);
     sg_free(c->pg_bit);
+    sg_free(c->implied);
     sg_free(c->pw_call);
     sg_free(c->pw_hit);
     sgr_pg_free(c->pg);
@@ -971,14 +1013,14 @@ static int cmp_argc(uint32_t cmp, uint32_t a, uint32_t b)
 }
 
 /* Run one condition program over segment si (si == UINT32_MAX: line only). */
-static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len)
+static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from)
 {
     const uint32_t *code = c->t->code + off;
     uint32_t n = len / 2;
-    int acc = 0;
+    int acc = from > 0;                  /* started after a test that holds */
     const sgr_segment *s = si == UINT32_MAX ? NULL : &c->res.cl.seg[si];
     sgr_norm *nm = si == UINT32_MAX ? NULL : &c->res.norm[si];
-    for (uint32_t pc = 0; pc < n; pc++) {
+    for (uint32_t pc = from; pc < n; pc++) {
         uint32_t w0 = code[2 * pc], b = code[2 * pc + 1], op = w0 & 0xff, a = w0 >> 8;
         if (!s) {
             /* the line alone: text, logic and jumps; a segment predicate is false */
@@ -1270,11 +1312,13 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
     sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
     uint32_t have = seg_features(c, si);
     while (i < nidx || j < nany) {
-        uint32_t r;
-        if (j >= nany || (i < nidx && idx[i] < any[j]))
+        uint32_t r, from = 0;
+        if (j >= nany || (i < nidx && idx[i] < any[j])) {
             r = idx[i++];
-        else
+            from = c->implied[r] == IMPLIED_ALL ? UINT32_MAX : c->implied[r] == IMPLIED_AND ? 2 : 0;
+        } else {
             r = any[j++];
+        }
         if (c->need[r] & ~have) {
             if (c->trace)
                 c->trace(c->trace_ud, (int32_t)si, r, 0);
@@ -1284,7 +1328,7 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
         c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
         c->ov_set = c->herr = 0;
         c->ov_msg = NULL;
-        int m = run(c, si, ru->code_off, ru->code_len);
+        int m = from == UINT32_MAX ? 1 : run(c, si, ru->code_off, ru->code_len, from);
         if (m < 0)
             return -1;
         uint32_t dec = ru->decision;
@@ -1597,7 +1641,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     for (uint32_t k = 0; k < t->meta->line_len; k++) {
         uint32_t ri = t->lists[t->meta->line_off + k];
         const sgt_rule *ru = &t->rules[ri];
-        int m = run(c, UINT32_MAX, ru->code_off, ru->code_len);
+        int m = run(c, UINT32_MAX, ru->code_off, ru->code_len, 0);
         if (c->trace)
             c->trace(c->trace_ud, -1, ri, m);
         if (m > 0 && (!have || better_seg(ru->decision, (int32_t)ri, bestd, best))) {
@@ -1658,7 +1702,7 @@ int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit)
     sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
     int hit = 0;
     for (uint32_t i = 0; i < c->res.cl.nseg && !hit; i++) {
-        int m = run(c, i, l->code_off, l->code_len);
+        int m = run(c, i, l->code_off, l->code_len, 0);
         if (m < 0) {
             hit = -1;
             break;

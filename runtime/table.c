@@ -789,6 +789,12 @@ static int find_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, cons
     return 0;
 }
 
+int sgr_set_words_has(const sgr_table *t, uint32_t s, const char *str, size_t len)
+{
+    const sgt_set *set = &t->sets[s];
+    return find_str(t, t->words + set->words_off, set->nwords, str, len);
+}
+
 int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
 {
     const sgt_set *set = &t->sets[s];

@@ -64,6 +64,8 @@ static inline const char *sgr_str(const sgr_table *t, uint32_t ref)
 const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t len, uint32_t *n);
 /* The program spec (wrapper/command declaration) for a basename, or NULL. */
 const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, size_t len);
+/* Is str one of set s's exact words? (binary search) */
+int sgr_set_words_has(const sgr_table *t, uint32_t s, const char *str, size_t len);
 /* Does set s contain/match str? (exact words by binary search, then the DFA) */
 int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len);
 /* Is str, or a leading part of it that stops before a '/', in set s?  (`path inside`:

@@ -59,6 +59,60 @@ static void expect(const char *cmd, uint32_t dec, const char *rule)
     CHECK(ok);
 }
 
+/* A rule the index files under a program skips its leading `program` test when
+ * reached through the index (index_implies in runtime/eval.c): the decisions must
+ * be those of running it whole, for one-test rules, `program S and ...`, tests
+ * joined by `or` (never skipped), and rules outside the index. */
+static void index_implies_tests(void)
+{
+    static const char pack[] =
+        "pack i version 1\n"
+        "default allow\n"
+        "set ab = { a b }\n"
+        "one: ask program in ab\n"
+        "two: deny program { c d } and arg zz\n"
+        "three: deny program { e } and program { e f } and arg yy\n"
+        "four: deny (program { g } or program { h }) and arg xx\n"
+        "five: deny program { k } and arg ww or arg vv\n"
+        "six: deny program { m } or program { n }\n"
+        "seven: deny program { p q } or program { p }\n";
+    size_t len = 0;
+    uint8_t *img = compile(pack, &len);
+    CHECK(img != NULL);
+    if (!img)
+        return;
+    char err[256];
+    sgr_table *t = NULL;
+    CHECK(sgr_table_load(img, len, &t, err, sizeof err) == 0);
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        expect("a", SGT_ASK, "i:one");
+        expect("/usr/bin/b q", SGT_ASK, "i:one");
+        expect("x a", SGT_ALLOW, "default");
+        expect("c zz", SGT_DENY, "i:two");
+        expect("/opt/d q zz", SGT_DENY, "i:two");
+        expect("c", SGT_ALLOW, "default");
+        expect("e yy", SGT_DENY, "i:three");
+        expect("f yy", SGT_ALLOW, "default");
+        expect("e", SGT_ALLOW, "default");
+        expect("g xx", SGT_DENY, "i:four");
+        expect("h xx", SGT_DENY, "i:four");
+        expect("h", SGT_ALLOW, "default");
+        expect("k ww", SGT_DENY, "i:five");
+        expect("x vv", SGT_DENY, "i:five");
+        expect("k", SGT_ALLOW, "default");
+        expect("m", SGT_DENY, "i:six");
+        expect("n", SGT_DENY, "i:six");
+        expect("q", SGT_DENY, "i:seven");
+        expect("p", SGT_DENY, "i:seven");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    sgr_table_free(t);
+    free(img);
+}
+
 /* Path resolution goes through a per-context cache from a context's second call
  * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
  * context is seen by the next call, and so is a cwd swapped for a symlink. */
@@ -176,6 +230,7 @@ int main(void)
     char err[256];
     sgr_table *t = NULL;
     CHECK(sgr_table_load(a, len, &t, err, sizeof err) == 0);
+    index_implies_tests();
     ctx = sgr_ctx_new(t);
 
     /* decisions: deny > ask > allow, across rules and segments */
