@@ -685,6 +685,27 @@ static int check_rest(vctx *v)
     return 0;
 }
 
+/* A hash of the (verified, distinct) program spec names: every segment looks its
+ * program up, in the unwrapper and again when normalising. */
+static int hash_progspecs(sgr_table *t)
+{
+    uint32_t n = 4;
+    while (n <= 2 * t->nprogs)
+        n *= 2;
+    t->proghash = sg_calloc(n, sizeof *t->proghash);
+    if (!t->proghash)
+        return -1;
+    t->nproghash = n;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const char *name = sgr_str(t, t->progs[i].name);
+        uint32_t h = sgr_hash_name(name, strlen(name)) & (n - 1);
+        while (t->proghash[h])
+            h = (h + 1) & (n - 1);
+        t->proghash[h] = i + 1;
+    }
+    return 0;
+}
+
 int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen)
 {
     vctx v = {NULL, err, errlen};
@@ -719,6 +740,10 @@ int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, s
     if (check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
         check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
+    if (hash_progspecs(t) < 0) {
+        fail(&v, "out of memory");
+        goto bad;
+    }
     *out = t;
     return 0;
 bad:
@@ -732,6 +757,7 @@ void sgr_table_free(sgr_table *t)
         return;
     sg_free(t->dfas);
     sg_free(t->dfa_loops);
+    sg_free(t->proghash);
     sg_free(t);
 }
 
@@ -757,16 +783,12 @@ const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t le
 
 const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, size_t len)
 {
-    uint32_t lo = 0, hi = t->nprogs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        int c = cmp_counted(sgr_str(t, t->progs[mid].name), name, len);
-        if (c == 0)
-            return &t->progs[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint32_t mask = t->nproghash - 1;
+    /* terminates: fewer than half the slots are used */
+    for (uint32_t h = sgr_hash_name(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
+        const sgt_progspec *p = &t->progs[t->proghash[h] - 1];
+        if (cmp_counted(sgr_str(t, p->name), name, len) == 0)
+            return p;
     }
     return NULL;
 }

@@ -26,6 +26,8 @@ typedef struct sgr_table {
     const sgt_bucket *index;  uint32_t nbuckets;
     const uint32_t *lists;    uint32_t nlists;
     const sgt_progspec *progs; uint32_t nprogs;
+    uint32_t *proghash;       /* [nproghash] progspec index + 1 by sgr_hash_name, 0 empty */
+    uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     const uint32_t *progopts; uint32_t nprogopts;
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;
