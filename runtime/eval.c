@@ -1226,14 +1226,20 @@ static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *ru
             n += v.len;
             p = close + 1;
         } else {
-            if (n + 2 >= cap) {
-                char *no = sg_arena_grow(&c->arena, out, cap, cap * 2);
+            /* literal text up to the next '{' after this byte, in one copy */
+            const char *q = strchr(p + 1, '{');
+            size_t k = q ? (size_t)(q - p) : strlen(p);
+            if (n + k + 1 >= cap) {
+                size_t nc = (n + k + 1) * 2;
+                char *no = sg_arena_grow(&c->arena, out, cap, nc);
                 if (!no)
                     return tmpl;
                 out = no;
-                cap *= 2;
+                cap = nc;
             }
-            out[n++] = *p++;
+            memcpy(out + n, p, k);
+            n += k;
+            p += k;
         }
     }
     out[n] = '\0';
