@@ -42,9 +42,12 @@ struct sgr_ctx {
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
     /* `path inside` over the automata of every set a rule checks paths against, in
      * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
-    int8_t *pg_bit;                     /* [nsets] the set's bit in the group, or -1 */
+    uint32_t *pg_mask;                  /* [nsets] the group's bits for the set, 0: none */
+    uint8_t *pg_words;                  /* [nsets] its exact words are in the group too */
     const sgr_dfa *pg_dfas[SGR_PG_MAX];
     uint32_t pg_n;
+    sgr_pg_trie *pg_tries;              /* [SGR_PG_MAX] automata of sets' exact words */
+    uint32_t pg_ntries;
     sgr_pgroup *pg;
     int pg_tried;
     uint64_t pg_call;                   /* == ncalls: pg_cwd_* are for this call */
@@ -213,6 +216,59 @@ const char *sgr_decision_name(uint32_t d)
     return d < SGT_NDECISIONS ? names[d] : "deny";
 }
 
+/* The sets `path inside` tests, in the order rules name them, join the context's
+ * path group (runtime/pathgroup.h) while it has bits left: a set's automaton, and
+ * its exact words as a trie (unless they would make a large one). */
+static int group_words(sgr_ctx *c, uint32_t set)
+{
+    const sgr_table *t = c->t;
+    const sgt_set *st = &t->sets[set];
+    const char **w = sg_malloc(sizeof *w * st->nwords);
+    uint32_t *l = sg_malloc(sizeof *l * st->nwords);
+    int r = -1;
+    if (w && l) {
+        for (uint32_t k = 0; k < st->nwords; k++) {
+            w[k] = sgr_str(t, t->words[st->words_off + k]);
+            l[k] = (uint32_t)strlen(w[k]);
+        }
+        r = sgr_pg_trie_build(&c->pg_tries[c->pg_ntries], w, l, st->nwords, 4096);
+    }
+    sg_free(w);
+    sg_free(l);
+    if (r < 0)
+        return 0;                          /* too large, or no memory: words tested apart */
+    c->pg_words[set] = 1;
+    c->pg_mask[set] |= 1u << c->pg_n;
+    c->pg_dfas[c->pg_n++] = &c->pg_tries[c->pg_ntries++].d;
+    return 0;
+}
+
+static int group_sets(sgr_ctx *c)
+{
+    const sgr_table *t = c->t;
+    for (uint32_t r = 0; r < t->nrules; r++) {
+        const uint32_t *code = t->code + t->rules[r].code_off;
+        for (uint32_t pc = 0; pc + 1 < t->rules[r].code_len; pc += 2) {
+            uint32_t set = code[pc + 1];
+            const sgt_set *st = &t->sets[set];
+            if ((code[pc] & 0xff) != SGT_OP_PATH_INSIDE || c->pg_mask[set]
+                || c->pg_n + (st->dfa != SGT_NONE) + (st->nwords > 0) > SGR_PG_MAX)
+                continue;
+            if (st->dfa != SGT_NONE) {
+                c->pg_mask[set] |= 1u << c->pg_n;
+                c->pg_dfas[c->pg_n++] = &t->dfas[st->dfa];
+            }
+            if (st->nwords) {
+                if (!c->pg_tries && !(c->pg_tries = sg_calloc(SGR_PG_MAX, sizeof *c->pg_tries)))
+                    return -1;
+                if (group_words(c, set) < 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 sgr_ctx *sgr_ctx_new(const sgr_table *t)
 {
     sgr_ctx *c = sg_calloc(1, sizeof *c);
@@ -229,11 +285,12 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
-    c->pg_bit = sg_malloc(ns);
+    c->pg_mask = sg_calloc(ns, sizeof *c->pg_mask);
+    c->pg_words = sg_calloc(ns, 1);
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
     c->pw_hit = sg_calloc(ns, 1);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
-    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_bit || !c->pw_call
+    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_words || !c->pw_call
         || !c->pw_hit || !c->implied) {
         sgr_ctx_free(c);
         return NULL;
@@ -241,18 +298,9 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
     index_implies(t, c->implied);
-    /* the sets `path inside` runs automata for, in the order rules name them */
-    memset(c->pg_bit, -1, ns);
-    for (uint32_t r = 0; r < t->nrules; r++) {
-        const uint32_t *code = t->code + t->rules[r].code_off;
-        for (uint32_t pc = 0; pc + 1 < t->rules[r].code_len; pc += 2) {
-            uint32_t set = code[pc + 1];
-            if ((code[pc] & 0xff) != SGT_OP_PATH_INSIDE || c->pg_bit[set] >= 0
-                || t->sets[set].dfa == SGT_NONE || c->pg_n == SGR_PG_MAX)
-                continue;
-            c->pg_bit[set] = (int8_t)c->pg_n;
-            c->pg_dfas[c->pg_n++] = &t->dfas[t->sets[set].dfa];
-        }
+    if (group_sets(c) < 0) {
+        sgr_ctx_free(c);
+        return NULL;
     }
     return c;
 }
@@ -267,7 +315,11 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_state);
     sg_free(c->pm_hit);
     sg_free(c->wmax);
-    sg_free(c->pg_bit);
+    sg_free(c->pg_mask);
+    sg_free(c->pg_words);
+    for (uint32_t i = 0; i < c->pg_ntries; i++)
+        sgr_pg_trie_free(&c->pg_tries[i]);
+    sg_free(c->pg_tries);
     sg_free(c->implied);
     sg_free(c->pw_call);
     sg_free(c->pw_hit);
@@ -782,13 +834,13 @@ static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
     const char *s = nm->paths[i].s;
     uint32_t n = nm->paths[i].len;
-    int bit = c->pg_bit[set];
-    if (bit >= 0) {
-        if (c->t->sets[set].nwords && words_inside(c, set, s, n))
+    uint32_t bits = c->pg_mask[set];
+    if (bits) {
+        if (!c->pg_words[set] && c->t->sets[set].nwords && words_inside(c, set, s, n))
             return 1;
         int64_t m = path_mask(c, nm, i);
         if (m >= 0)
-            return (int)((m >> bit) & 1);
+            return (m & bits) != 0;
     }
     return path_inside_set(c, set, s, n);
 }

@@ -215,3 +215,63 @@ int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, 
     *hit |= h;
     return 0;
 }
+
+/* ---- tries of exact words ------------------------------------------------------ */
+
+int sgr_pg_trie_build(sgr_pg_trie *tr, const char *const *words, const uint32_t *lens, uint32_t n,
+                      uint32_t max_states)
+{
+    memset(tr, 0, sizeof *tr);
+    /* a class for every byte some word uses, class 0 for all the others */
+    uint32_t nc = 1;
+    uint64_t states = 2;                    /* dead, root */
+    for (uint32_t i = 0; i < n; i++) {
+        states += lens[i];
+        for (uint32_t k = 0; k < lens[i]; k++) {
+            uint8_t b = (uint8_t)words[i][k];
+            if (!tr->classmap[b])
+                tr->classmap[b] = (uint8_t)nc++;
+        }
+    }
+    if (nc > 256 || states > max_states) {   /* at most 255 byte classes plus "other" */
+        memset(tr, 0, sizeof *tr);
+        return -1;
+    }
+    tr->trans = sg_calloc((size_t)states * nc, sizeof *tr->trans);
+    tr->accept = sg_malloc(sizeof *tr->accept * (size_t)states);
+    if (!tr->trans || !tr->accept) {
+        sgr_pg_trie_free(tr);
+        return -1;
+    }
+    for (uint64_t s = 0; s < states; s++)
+        tr->accept[s] = -1;
+    uint32_t used = 2;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = 1;
+        for (uint32_t k = 0; k < lens[i]; k++) {
+            uint32_t *t = &tr->trans[(size_t)s * nc + tr->classmap[(uint8_t)words[i][k]]];
+            if (!*t)
+                *t = used++;
+            s = *t;
+        }
+        tr->accept[s] = 0;
+    }
+    /* states past `used` (saved by shared prefixes) are never made */
+    tr->loops = sg_malloc(used);
+    if (!tr->loops) {
+        sgr_pg_trie_free(tr);
+        return -1;
+    }
+    for (uint32_t s = 0; s < used; s++)
+        tr->loops[s] = sgr_dfa_state_loops(tr->trans + (size_t)s * nc, nc, s);
+    sgr_dfa_init(&tr->d, used, nc, tr->classmap, tr->trans, tr->accept, tr->loops);
+    return 0;
+}
+
+void sgr_pg_trie_free(sgr_pg_trie *tr)
+{
+    sg_free(tr->trans);
+    sg_free(tr->accept);
+    sg_free(tr->loops);
+    memset(tr, 0, sizeof *tr);
+}

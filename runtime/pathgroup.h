@@ -64,4 +64,22 @@ uint32_t sgr_pg_accepts(const sgr_pgroup *g, uint32_t st);
 /* Product states in use (for tests and figures). */
 uint32_t sgr_pg_states(const sgr_pgroup *g);
 
+/* An automaton accepting exactly the strings words[0..n) (lengths lens[]), built at
+ * run time so a set's exact words can join a group beside its patterns: a trie,
+ * one state a prefix.  sgr_dfa_match_dirs on trie->d answers what
+ * sgr_set_words_dirs (table.h) answers for those words.  trie->d points into
+ * *trie, which must not move.  Returns 0, or -1 when it would need more than
+ * max_states states or memory runs out (then nothing is held). */
+typedef struct sgr_pg_trie {
+    sgr_dfa d;
+    uint8_t classmap[256];
+    uint32_t *trans;
+    int32_t *accept;
+    uint8_t *loops;
+} sgr_pg_trie;
+
+int sgr_pg_trie_build(sgr_pg_trie *tr, const char *const *words, const uint32_t *lens, uint32_t n,
+                      uint32_t max_states);
+void sgr_pg_trie_free(sgr_pg_trie *tr);
+
 #endif

@@ -1164,6 +1164,63 @@ static void test_path_group(void)
     sgc_dfa_free(&one);
 }
 
+/* A trie of exact words (sgr_pg_trie_build) decides `path inside` for the words
+ * as sgr_set_words_dirs does: the string, or a leading part of it stopping before
+ * a '/', is one of the words.  Random word lists over a small alphabet (shared
+ * prefixes, the empty word, duplicates), against that definition. */
+static void test_path_trie(void)
+{
+    int bad = 0;
+    for (int iter = 0; iter < 500 && bad < 5; iter++) {
+        char store[16][8];
+        const char *w[16];
+        uint32_t l[16], n = rnd(9);
+        for (uint32_t i = 0; i < n; i++) {
+            l[i] = rnd(6);
+            for (uint32_t k = 0; k < l[i]; k++)
+                store[i][k] = "ab/c"[rnd(4)];
+            store[i][l[i]] = '\0';
+            w[i] = store[i];
+        }
+        sgr_pg_trie tr;
+        CHECK(sgr_pg_trie_build(&tr, w, l, n, 4096) == 0);
+        for (int t = 0; t < 200; t++) {
+            char s[12];
+            int sl = (int)rnd(10);
+            for (int i = 0; i < sl; i++)
+                s[i] = "ab/cd"[rnd(5)];
+            int want = 0;
+            for (int p = sl; p >= 0 && !want; p--) {
+                if (p < sl && (p == 0 || s[p] != '/'))
+                    continue;
+                for (uint32_t i = 0; i < n && !want; i++)
+                    want = l[i] == (uint32_t)p && memcmp(w[i], s, (size_t)p) == 0;
+            }
+            int got = sgr_dfa_match_dirs(&tr.d, s, (size_t)sl);
+            if (got != want && bad++ < 5)
+                fprintf(stderr, "trie mismatch on \"%.*s\": got %d want %d\n", sl, s, got, want);
+            CHECK(got == want);
+        }
+        sgr_pg_trie_free(&tr);
+    }
+    /* the bound, and memory running out: -1 and nothing held */
+    const char *w[] = { "/etc/shadow", "/etc/gshadow" };
+    uint32_t l[] = { 11, 12 };
+    sgr_pg_trie tr;
+    CHECK(sgr_pg_trie_build(&tr, w, l, 2, 20) == -1 && tr.trans == NULL);
+    CHECK(sgr_pg_trie_build(&tr, w, l, 2, 25) == 0 && tr.d.nstates == 2 + 6 + 6 + 6);
+    sgr_pg_trie_free(&tr);
+    for (long k = 1; k <= 3; k++) {
+        sg_alloc_fail_after(k);
+        CHECK(sgr_pg_trie_build(&tr, w, l, 2, 4096) == -1 && tr.trans == NULL && tr.accept == NULL
+              && tr.loops == NULL);
+        sg_alloc_fail_after(0);
+    }
+    CHECK(sgr_pg_trie_build(&tr, w, l, 2, 4096) == 0);
+    CHECK(sgr_dfa_match_dirs(&tr.d, "/etc/shadow/x", 13) && !sgr_dfa_match_dirs(&tr.d, "/etc/shadowx", 12));
+    sgr_pg_trie_free(&tr);
+}
+
 int main(void)
 {
     test_cases();
@@ -1178,5 +1235,6 @@ int main(void)
     test_random_literals();
     test_random_glob();
     test_path_group();
+    test_path_trie();
     return sg_test_summary();
 }
