@@ -43,7 +43,8 @@ struct sgr_ctx {
     /* `path inside` over the automata of every set a rule checks paths against, in
      * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
     uint32_t *pg_mask;                  /* [nsets] the group's bits for the set, 0: none */
-    uint8_t *pg_words;                  /* [nsets] its exact words are in the group too */
+    uint8_t *pg_full;                   /* [nsets] the group decides the set alone: its
+                                         * automaton and its exact words are in it */
     const sgr_dfa *pg_dfas[SGR_PG_MAX];
     uint32_t pg_n;
     sgr_pg_trie *pg_tries;              /* [SGR_PG_MAX] automata of sets' exact words */
@@ -237,7 +238,7 @@ static int group_words(sgr_ctx *c, uint32_t set)
     sg_free(l);
     if (r < 0)
         return 0;                          /* too large, or no memory: words tested apart */
-    c->pg_words[set] = 1;
+    c->pg_full[set] = 1;
     c->pg_mask[set] |= 1u << c->pg_n;
     c->pg_dfas[c->pg_n++] = &c->pg_tries[c->pg_ntries++].d;
     return 0;
@@ -257,6 +258,7 @@ static int group_sets(sgr_ctx *c)
             if (st->dfa != SGT_NONE) {
                 c->pg_mask[set] |= 1u << c->pg_n;
                 c->pg_dfas[c->pg_n++] = &t->dfas[st->dfa];
+                c->pg_full[set] = st->nwords == 0;
             }
             if (st->nwords) {
                 if (!c->pg_tries && !(c->pg_tries = sg_calloc(SGR_PG_MAX, sizeof *c->pg_tries)))
@@ -286,11 +288,11 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
     c->pg_mask = sg_calloc(ns, sizeof *c->pg_mask);
-    c->pg_words = sg_calloc(ns, 1);
+    c->pg_full = sg_calloc(ns, 1);
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
     c->pw_hit = sg_calloc(ns, 1);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
-    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_words || !c->pw_call
+    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_full || !c->pw_call
         || !c->pw_hit || !c->implied) {
         sgr_ctx_free(c);
         return NULL;
@@ -316,7 +318,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_hit);
     sg_free(c->wmax);
     sg_free(c->pg_mask);
-    sg_free(c->pg_words);
+    sg_free(c->pg_full);
     for (uint32_t i = 0; i < c->pg_ntries; i++)
         sgr_pg_trie_free(&c->pg_tries[i]);
     sg_free(c->pg_tries);
@@ -829,6 +831,23 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
     return hit;
 }
 
+/* The or of every path's group mask (path_mask) for segment nm, run once; -1
+ * when the group cannot run one of them. */
+static int64_t paths_mask(sgr_ctx *c, sgr_norm *nm)
+{
+    if (!nm->pin_all) {
+        uint32_t all = 0;
+        for (uint32_t i = 0; i < nm->npaths; i++) {
+            int64_t m = path_mask(c, nm, i);
+            if (m < 0)
+                return -1;
+            all |= (uint32_t)m;
+        }
+        nm->pin_all = (uint64_t)1 << 32 | all;
+    }
+    return (int64_t)(uint32_t)nm->pin_all;
+}
+
 /* Is path i of nm, or a directory above it, in set? */
 static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
@@ -836,7 +855,7 @@ static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
     uint32_t n = nm->paths[i].len;
     uint32_t bits = c->pg_mask[set];
     if (bits) {
-        if (!c->pg_words[set] && c->t->sets[set].nwords && words_inside(c, set, s, n))
+        if (!c->pg_full[set] && c->t->sets[set].nwords && words_inside(c, set, s, n))
             return 1;
         int64_t m = path_mask(c, nm, i);
         if (m >= 0)
@@ -1153,6 +1172,12 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             if (resolve_paths(c, si) < 0)
                 return -1;
             acc = 0;
+            if (c->pg_full[b]) {
+                /* most segments have no path in any such set: one test for all */
+                int64_t all = paths_mask(c, nm);
+                if (all >= 0 && !(all & c->pg_mask[b]))
+                    break;
+            }
             for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
                 /* the path itself, or any directory above it, is in the set */
                 if (path_inside(c, b, nm, i)) {

@@ -46,6 +46,7 @@ typedef struct sgr_norm {
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
     uint64_t *pin;                    /* the evaluator's memo, per path: 1 << 32 | the
                                        * path group's `path inside` mask, 0 not run */
+    uint64_t pin_all;                 /* 1 << 32 | the or of them all, 0 not run */
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
     int outside;                      /* a path leaves every root (or is unknown) */
     sgr_sv outside_path;             /* the first one that does */
