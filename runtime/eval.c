@@ -67,6 +67,10 @@ struct sgr_ctx {
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
     uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
+    /* [nsets] which lengths (bit min(len, 63)) and first bytes (bit byte & 63) the
+     * set's exact words have, measured on first use (lens 0: not yet): most
+     * words tested against a set are not in it, and most of those fail here */
+    struct { uint64_t lens, first; } *wf;
     uint8_t *implied;                   /* [nrules] see index_implies */
     uint32_t nprogs;                    /* segments of this call that run a program */
 };
@@ -291,9 +295,10 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pg_full = sg_calloc(ns, 1);
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
     c->pw_hit = sg_calloc(ns, 1);
+    c->wf = sg_calloc(ns, sizeof *c->wf);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
     if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_full || !c->pw_call
-        || !c->pw_hit || !c->implied) {
+        || !c->pw_hit || !c->implied || !c->wf) {
         sgr_ctx_free(c);
         return NULL;
     }
@@ -323,6 +328,7 @@ void sgr_ctx_free(sgr_ctx *c)
         sgr_pg_trie_free(&c->pg_tries[i]);
     sg_free(c->pg_tries);
     sg_free(c->implied);
+    sg_free(c->wf);
     sg_free(c->pw_call);
     sg_free(c->pw_hit);
     sgr_pg_free(c->pg);
@@ -727,9 +733,30 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 
 /* ---- predicates -------------------------------------------------------------- */
 
-static int set_has(const sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+/* May s[0..n) be one of set's exact words?  0: certainly not. */
+static int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
-    return sgr_set_match(c->t, set, s, n);
+    if (!c->wf[set].lens) {
+        const sgt_set *st = &c->t->sets[set];
+        for (uint32_t k = 0; k < st->nwords; k++) {
+            const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
+            size_t l = strlen(w);
+            c->wf[set].lens |= (uint64_t)1 << (l < 63 ? l : 63);
+            if (l)
+                c->wf[set].first |= (uint64_t)1 << ((uint8_t)w[0] & 63);
+        }
+    }
+    return ((c->wf[set].lens >> (n < 63 ? n : 63)) & 1)
+           && (n == 0 || ((c->wf[set].first >> ((uint8_t)s[0] & 63)) & 1));
+}
+
+/* Is s[0..n) in set: one of its exact words, or matched by its automaton? */
+static int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    const sgt_set *st = &c->t->sets[set];
+    if (st->nwords && words_may_have(c, set, s, n) && sgr_set_words_has(c->t, set, s, n))
+        return 1;
+    return st->dfa != SGT_NONE && sgr_dfa_match(&c->t->dfas[st->dfa], s, n) >= 0;
 }
 
 /* Is the resolved path s[0..n), or a directory above it, in set?  Paths under the
