@@ -33,6 +33,10 @@ struct sgr_ctx {
     int pc_begun;                       /* sgr_pc_begin done for this call */
     uint64_t ncalls;
     const char *rcwd;                   /* the caller's cwd, resolved this call */
+    uint64_t cwd_epoch;                 /* resolve_cwd's last answer, valid while the
+                                         * path cache's epoch is this (0: none) */
+    char cwd_in[256], cwd_out[256];
+    uint32_t cwd_outl;
     uint32_t rcwdl;
     /* `path inside` per set, over the resolved cwd most paths start with: done once
      * a call (pm_call[set] == ncalls), each path resumes from the state after it */
@@ -1372,6 +1376,33 @@ static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
     return 0;
 }
 
+/* The caller's cwd, resolved.  An agent decides call after call in one directory,
+ * so the last resolution is kept with the path cache's epoch (pathcache.h): while
+ * the epoch has not moved, walking the same text again would give the same
+ * answers, hence the same result. */
+static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
+{
+    if (!c->pc_begun) {
+        sgr_pc_begin(c->pc);
+        c->pc_begun = 1;
+    }
+    uint64_t e = sgr_pc_epoch(c->pc);
+    if (e && e == c->cwd_epoch && strcmp(cwd, c->cwd_in) == 0) {
+        *len = c->cwd_outl;
+        return sg_arena_strndup(&c->arena, c->cwd_out, c->cwd_outl);
+    }
+    size_t il = strlen(cwd);
+    const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len);
+    c->cwd_epoch = 0;
+    if (r && e && sgr_pc_epoch(c->pc) == e && il < sizeof c->cwd_in && *len < sizeof c->cwd_out) {
+        memcpy(c->cwd_in, cwd, il + 1);
+        memcpy(c->cwd_out, r, (size_t)*len + 1);
+        c->cwd_outl = *len;
+        c->cwd_epoch = e;
+    }
+    return r;
+}
+
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
 static void oom_result(sgr_ctx *c)
@@ -1602,7 +1633,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         c->opts = o = &dflt;
 
     uint32_t cwdl;
-    const char *rcwd = resolve_path(c, "/", cwd, (uint32_t)strlen(cwd), 0, &cwdl);
+    const char *rcwd = resolve_cwd(c, cwd, &cwdl);
     if (!rcwd || resolve_roots(c, o, rcwd) < 0) {
         oom_result(c);
         return r;

@@ -55,6 +55,7 @@ struct sgr_pcache {
     uint32_t pool_used;
     uint32_t nwds;
     uint64_t hits, misses, flushes;
+    uint64_t epoch;                      /* see sgr_pc_epoch */
     int wds[SGR_PC_MAX_WATCHES];         /* watches this cache holds (live or not) */
     pc_slot slots[PC_SLOTS];
     char pool[PC_POOL];
@@ -86,6 +87,7 @@ static void pc_flush(sgr_pcache *pc)
     pc->count = 0;
     pc->pool_used = 0;
     pc->flushes++;
+    pc->epoch++;
 }
 
 /* The live slot of path[0..n) with hash h, or NULL; then *empty (if not NULL) is
@@ -377,13 +379,13 @@ static sgr_pc_kind pc_miss(sgr_pcache *pc, const char *path, size_t n, char *lin
     size_t tlen;
     sgr_pc_kind kind = pc_real(path, tgt, &tlen, &keep);
     pc->misses++;
-    if (cache && keep && pc->gen == gen) {
-        pc_slot *s = pc_slot_for(pc, path, n, tlen);
-        if (s) {
-            s->kind = (uint8_t)kind;
-            s->llen = (uint16_t)tlen;
-            memcpy(pc->pool + s->off + n, tgt, tlen);
-        }
+    pc_slot *s = cache && keep && pc->gen == gen ? pc_slot_for(pc, path, n, tlen) : NULL;
+    if (s) {
+        s->kind = (uint8_t)kind;
+        s->llen = (uint16_t)tlen;
+        memcpy(pc->pool + s->off + n, tgt, tlen);
+    } else {
+        pc->epoch++;                     /* an answer the cache does not hold */
     }
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
@@ -402,8 +404,10 @@ static sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *
     char tgt[PATH_MAX];
     size_t tlen;
     int keep;
-    if (pc)
+    if (pc) {
         pc->misses++;
+        pc->epoch++;                     /* an answer the cache does not hold */
+    }
     sgr_pc_kind kind = pc_real(path, tgt, &tlen, &keep);
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
@@ -483,6 +487,11 @@ void sgr_pc_begin(sgr_pcache *pc)
             pc_drain(pc);            /* may disable the cache, which drops everything */
     if (pc->ino >= 0)
         pc_flush(pc);                /* anything reported is a change */
+}
+
+uint64_t sgr_pc_epoch(const sgr_pcache *pc)
+{
+    return pc && pc->ino >= 0 ? pc->epoch | (uint64_t)1 << 63 : 0;
 }
 
 void sgr_pc_stats(const sgr_pcache *pc, uint64_t *hits, uint64_t *misses, uint64_t *flushes)

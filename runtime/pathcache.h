@@ -132,6 +132,15 @@ sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t li
 sgr_pc_kind sgr_pc_lstat_next(sgr_pcache *pc, const char *path, size_t n, size_t last, char *link,
                               size_t linkcap, size_t *linklen);
 
+/* A value that stays the same only while every answer given is one the cache
+ * holds and none has been dropped: it changes with every flush (sgr_pc_begin
+ * seeing an event, a full table) and every answer not kept (a path that may not
+ * be cached, a watch that failed, an error like EACCES).  So a result computed
+ * from lookups alone, all made while the epoch stayed e, is what the same lookups
+ * would give again while it is still e.  0 when nothing is cached (pc NULL, or no
+ * inotify): then no such result may be kept. */
+uint64_t sgr_pc_epoch(const sgr_pcache *pc);
+
 /* Counters since sgr_pc_new, for tests and benchmarks: answers from the cache,
  * real lstat calls, times every entry was dropped.  Any pointer may be NULL. */
 void sgr_pc_stats(const sgr_pcache *pc, uint64_t *hits, uint64_t *misses, uint64_t *flushes);

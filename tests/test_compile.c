@@ -172,6 +172,47 @@ static void swap_tests(void)
     rmdir(d);
 }
 
+/* The resolved cwd is kept between calls while the path cache's epoch stands
+ * (resolve_cwd): a cwd reached through a symlink that is repointed between two
+ * calls must be resolved afresh, or operands would be taken from the old place. */
+static void cwd_link_tests(void)
+{
+    char tmpl[] = "/tmp/sg-evalcwd-XXXXXX", ws[128], out[128], cur[128], p[160];
+    char *d = mkdtemp(tmpl);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    snprintf(ws, sizeof ws, "%s/ws", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    snprintf(cur, sizeof cur, "%s/cur", d);
+    CHECK(mkdir(ws, 0700) == 0 && mkdir(out, 0700) == 0 && symlink("ws", cur) == 0);
+    snprintf(p, sizeof p, "%s/notes", ws);
+    FILE *f = fopen(p, "w");
+    if (f)
+        fclose(f);
+    snprintf(p, sizeof p, "%s/notes", out);
+    CHECK(symlink("/etc/hostname", p) == 0);
+    const char *roots[] = { ws };
+    sgr_opts o = { cur, roots, 1, "/w" };
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++)
+            CHECK(sgr_eval(ctx, "cat notes", 9, &o)->decision == SGT_ALLOW);
+        CHECK(unlink(cur) == 0 && symlink("out", cur) == 0);
+        for (int i = 0; i < 2; i++) {
+            const sgr_result *r = sgr_eval(ctx, "cat notes", 9, &o);
+            CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "default") == 0);
+        }
+        CHECK(unlink(cur) == 0 && symlink("ws", cur) == 0);
+    }
+    unlink(cur);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/notes", ws);
+    unlink(p);
+    rmdir(ws);
+    rmdir(out);
+    rmdir(d);
+}
+
 /* `path inside` runs a set once per call over the resolved cwd and resumes each
  * path after it: the cwd itself, or a directory above it, being in the set makes
  * every path under it match; paths elsewhere and later calls are unaffected. */
@@ -359,6 +400,7 @@ int main(void)
     free(m);
     CHECK(flips_ok);
     CHECK(trunc_ok);
+    cwd_link_tests();
     swap_tests();
     cwd_prefix_tests();
     sgr_ctx_free(ctx);

@@ -423,6 +423,43 @@ static void test_stale(void)
 
 /* --------------------------------------------------------------- uncached */
 
+/* sgr_pc_epoch: unchanged by answers the cache holds (hits, kept misses), moved
+ * by a flush and by any answer it does not hold; 0 without a cache. */
+static void test_epoch(void)
+{
+    CHECK(sgr_pc_epoch(NULL) == 0);
+    sgr_pcache *un = sgr_pc_new(SGR_PC_UNCACHED);
+    CHECK(un != NULL && sgr_pc_epoch(un) == 0);
+    sgr_pc_free(un);
+    if (!caching)
+        return;
+    mkdir(at("e"), 0755);
+    touch(at("e/f"));
+    sgr_pcache *pc = sgr_pc_new(0);
+    CHECK(pc != NULL);
+    sgr_pc_begin(pc);
+    uint64_t e = sgr_pc_epoch(pc);
+    CHECK(e != 0);
+    CHECK(is(pc, at("e/f"), SGR_PC_OTHER, NULL));          /* a kept miss */
+    CHECK(is(pc, at("e/none"), SGR_PC_MISSING, NULL));
+    CHECK(is(pc, at("e/f"), SGR_PC_OTHER, NULL));          /* a hit */
+    sgr_pc_begin(pc);
+    CHECK(sgr_pc_epoch(pc) == e);
+    CHECK(is(pc, at("e//f"), SGR_PC_OTHER, NULL));         /* never cached */
+    CHECK(sgr_pc_epoch(pc) != e);
+    e = sgr_pc_epoch(pc);
+    CHECK(is(pc, at("e/f/x"), SGR_PC_MISSING, NULL));      /* ENOTDIR: not kept */
+    CHECK(sgr_pc_epoch(pc) != e);
+    e = sgr_pc_epoch(pc);
+    touch(at("e/g"));                                      /* an event: the next begin flushes */
+    sgr_pc_begin(pc);
+    CHECK(sgr_pc_epoch(pc) != e);
+    e = sgr_pc_epoch(pc);
+    sgr_pc_begin(pc);
+    CHECK(sgr_pc_epoch(pc) == e);
+    sgr_pc_free(pc);
+}
+
 static void test_uncached(void)
 {
     mkdir(at("u"), 0755);
@@ -1060,6 +1097,7 @@ int main(void)
     test_kinds();
     test_stale();
     test_uncached();
+    test_epoch();
     test_entry_bound();
     test_pool_bound();
     test_watch_bound();
