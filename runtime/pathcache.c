@@ -63,16 +63,22 @@ struct sgr_pcache {
 
 /* ---- table ------------------------------------------------------------------------ */
 
-static uint32_t pc_hash(const char *s, size_t n)
+static inline __attribute__((always_inline)) uint32_t pc_hash(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+    const size_t len = n;
+    uint64_t h = 0x9e3779b97f4a7c15u ^ n, w = 0;
     for (; n >= 8; s += 8, n -= 8) {
         memcpy(&w, s, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdu;
         h ^= h >> 29;
     }
-    w = 0;
-    memcpy(&w, s, n);
+    if (n && len >= 8) {
+        memcpy(&w, s + n - 8, 8);        /* the last 8 bytes, overlapping the last block */
+    } else {
+        w = 0;
+        for (size_t i = 0; i < n; i++)
+            w |= (uint64_t)(uint8_t)s[i] << (8 * i);
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
     return (uint32_t)(h ^ (h >> 32));
 }
@@ -92,7 +98,7 @@ static void pc_flush(sgr_pcache *pc)
 
 /* The live slot of path[0..n) with hash h, or NULL; then *empty (if not NULL) is
  * the dead slot where it would go.  Terminates: fewer live slots than slots. */
-static pc_slot *pc_find(sgr_pcache *pc, const char *path, size_t n, uint32_t h, pc_slot **empty)
+static inline __attribute__((always_inline)) pc_slot *pc_find(sgr_pcache *pc, const char *path, size_t n, uint32_t h, pc_slot **empty)
 {
     for (uint32_t i = h & (PC_SLOTS - 1);; i = (i + 1) & (PC_SLOTS - 1)) {
         pc_slot *s = &pc->slots[i];
@@ -390,7 +396,7 @@ static sgr_pc_kind pc_miss(sgr_pcache *pc, const char *path, size_t n, char *lin
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
 
-static sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
+static inline __attribute__((always_inline)) sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
                               size_t *linklen)
 {
     if (n) {
