@@ -384,7 +384,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
      * an earlier result, so p is canonical before each component is appended (what
      * sgr_pc_lstat_next relies on) */
     enum { cap = PATH_MAX + 1 };
-    char p[cap], q[cap];                               /* q: components still to walk */
+    char p[cap], q[cap];
     size_t n = strlen(base);
     if (n >= cap)
         n = cap - 1;
@@ -392,22 +392,24 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
     while (n > 1 && p[n - 1] == '/')
         n--;
     p[n] = '\0';
-    size_t ql = rl < cap - 1 ? rl : cap - 1;
-    memcpy(q, rel, ql);
-    q[ql] = '\0';
-    size_t qi = 0;
+    /* the components still to walk: src[qi..ql), the word itself until a symlink's
+     * target is spliced in front of its rest (in q) */
+    const char *src = rel;
+    size_t ql = rl < cap - 1 ? rl : cap - 1, qi = 0;
     int missing = 0, hops = 0;
     char link[PATH_MAX];
     while (qi < ql) {
-        while (qi < ql && q[qi] == '/')
+        if (src[qi] == '/') {
             qi++;
-        size_t cs = qi;
-        while (qi < ql && q[qi] != '/')
-            qi++;
-        size_t cl = qi - cs;
-        if (cl == 0 || (cl == 1 && q[cs] == '.'))
             continue;
-        if (cl == 2 && q[cs] == '.' && q[cs + 1] == '.') {
+        }
+        size_t cs = qi;
+        const char *slash = memchr(src + qi, '/', ql - qi);
+        qi = slash ? (size_t)(slash - src) : ql;
+        size_t cl = qi - cs;
+        if (cl == 1 && src[cs] == '.')
+            continue;
+        if (cl == 2 && src[cs] == '.' && src[cs + 1] == '.') {
             while (n > 1 && p[n - 1] != '/')
                 n--;
             if (n > 1)
@@ -420,7 +422,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         size_t before = n;
         if (n > 1 || p[0] != '/')
             p[n++] = '/';
-        memcpy(p + n, q + cs, cl);
+        memcpy(p + n, src + cs, cl);
         n += cl;
         p[n] = '\0';
         if (missing)
@@ -439,7 +441,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
             n = sizeof loop - 1;
             break;
         }
-        /* replace the link by its target, then walk the rest of q after it */
+        /* replace the link by its target, then walk the rest after it */
         n = link[0] == '/' ? 1 : before;      /* back to the link's directory */
         if (n == 0)
             n = 1;
@@ -450,11 +452,11 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         size_t rest = ql - qi;
         if (ll + 1 + rest >= cap)
             break;
-        memmove(q + ll + 1, q + qi, rest);
+        memmove(q + ll + 1, src + qi, rest);
         memcpy(q, link, ll);
         q[ll] = '/';
         ql = ll + 1 + rest;
-        q[ql] = '\0';
+        src = q;
         qi = 0;
     }
     *outlen = (uint32_t)n;
