@@ -201,12 +201,20 @@ int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, 
                uint32_t *hit)
 {
     uint32_t s = *st, h = 0;
-    for (; q < end; q++) {
-        if (*q == '/' && q > p)
-            h |= g->rows[s];
-        uint32_t to = g->rows[s + 1 + g->jcls[*q]];
-        if (to == NOT_MADE && (to = step_make(g, s, *q)) == NOT_MADE)
-            return -1;
+    const uint32_t *rows = g->rows;         /* reloaded when a new state moves them */
+    const uint8_t *jc = g->jcls;
+    int first = q == p;                     /* a '/' at index 0 ends no leading part */
+    while (q < end) {
+        uint8_t b = *q++;
+        if (b == '/' && !first)
+            h |= rows[s];
+        first = 0;
+        uint32_t to = rows[s + 1 + jc[b]];
+        if (to == NOT_MADE) {
+            if ((to = step_make(g, s, b)) == NOT_MADE)
+                return -1;
+            rows = g->rows;
+        }
         s = to;
         if (s == SGR_PG_DEAD)
             break;
