@@ -73,6 +73,8 @@ typedef struct parser {
     size_t tleft;
     hd_pending *hd;       /* heredocs waiting for their body; [hd_base, hd_n) is */
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
+    uint32_t seg0;        /* segments before it were there before this parse (a
+                           * nested script's line): they never move */
     uint32_t rdepth;
     const char *kw_s;     /* keyword_at's last answer: kw, for the word at */
     size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
@@ -419,12 +421,16 @@ static int attach_redirs(parser *p, uint32_t start, uint16_t depth, const sgr_re
 }
 
 /* Move segments [n0, nseg) to right after owner and its descendants, fixing parent
- * indices.  Used for heredoc bodies, which are read after later commands exist. */
+ * indices.  Used for heredoc bodies, which are read after later commands exist.
+ * An owner before seg0 (no segment holds the heredoc, as in `case x in esac <<E`,
+ * so owner is the nested script's parent) already has every segment from seg0 on
+ * as a descendant: nothing moves, so sgr_sh_parse_nested's rollback to seg0 drops
+ * exactly the script's segments and no earlier command of the line. */
 static int move_tail(parser *p, int32_t owner, uint32_t n0)
 {
     sgr_cmdline *cl = p->cl;
     uint32_t n1 = cl->nseg, k = n1 - n0;
-    if (!k || owner < 0)
+    if (!k || owner < (int32_t)p->seg0)
         return 0;
     uint32_t i = (uint32_t)owner + 1;
     /* descendants of owner are contiguous after it: their parent lies in [owner, i) */
@@ -2437,6 +2443,7 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     p.ospan = span;
     p.rdepth = depth;
     uint32_t n0 = cl->nseg, pl0 = cl->npipelines;
+    p.seg0 = n0;
     ctx c = {parent, (uint8_t)nest, depth,
              parent >= 0 ? cl->seg[parent].flags & INHERIT : 0};
     if (precheck(&p, len) == 0) {

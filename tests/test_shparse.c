@@ -428,6 +428,28 @@ static void nested(void)
     CHECK(cl.seg[1].flags & SGR_SEG_DYNAMIC);
     CHECK_STR(cl.seg[1].dyn_reason, "unterminated single quote");
 
+    /* a heredoc no segment holds (case ... esac <<E) gives its body's commands to
+     * the script's parent: they must not move in front of the line's later
+     * segments, or a failed script's rollback drops `rm` and keeps `id` */
+    sgr_cmdline c2;
+    const char *l2 = "bash -c x ; rm -rf /", *ok = "case x in esac <<E\n$(id)\nE\n",
+               *broken = "case x in esac <<E\n$(id)\nE\n)";
+    for (int pass = 0; pass < 2; pass++) {
+        const char *sc = pass ? broken : ok;
+        CHECK(sgr_sh_parse(&a, l2, strlen(l2), NULL, &c2) == 0 && c2.nseg == 2);
+        CHECK(sgr_sh_parse_nested(&a, &c2, sc, strlen(sc), 0, SGR_NEST_SCRIPT, 1, sp, NULL)
+              == (pass ? -1 : 0));
+        CHECK(c2.nseg == (pass ? 2u : 3u));
+        CHECK_STR(c2.seg[1].argv[0].text, "rm");
+        CHECK(c2.seg[1].parent == -1);
+        if (!pass) {
+            CHECK_STR(c2.seg[2].argv[0].text, "id");
+            CHECK(c2.seg[2].parent == 0 && c2.seg[2].nest == SGR_NEST_HEREDOC);
+        }
+        for (uint32_t j = 0; j < c2.nseg; j++)
+            CHECK(c2.seg[j].parent < (int32_t)j && c2.seg[j].pipeline < c2.npipelines);
+    }
+
     /* too deep */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
     CHECK(sgr_sh_parse_nested(&a, &cl, "ls", 2, 0, SGR_NEST_SCRIPT, 17, sp, &lim) == -1);
