@@ -20,9 +20,9 @@ struct sgr_pgroup {
     uint8_t jcls[256];          /* byte -> joint class */
     uint8_t rep[256];           /* joint class -> a byte in it */
     uint32_t max;               /* states kept at most */
-    uint32_t ns, cap;           /* states in use, room for */
-    uint32_t *rows;             /* [cap * stride] */
-    uint32_t *comp;             /* [cap * n] */
+    uint32_t ns;                /* states in use */
+    uint32_t *rows;             /* [max * stride] */
+    uint32_t *comp;             /* [max * n] */
     uint32_t *slots;            /* [nslots] state number + 1, 0: empty */
     uint32_t nslots;            /* a power of two, at least 2 * max */
 };
@@ -60,24 +60,11 @@ static uint32_t tuple_hash(const uint32_t *t, uint32_t n)
     return (uint32_t)(h ^ h >> 29);
 }
 
-/* Room for one more state; -1 at the bound or out of memory. */
-static int reserve(sgr_pgroup *g)
+/* Room for one more state; -1 at the bound.  The arrays are allocated for the
+ * bound at once (untouched pages cost no memory), so a run never allocates. */
+static int reserve(const sgr_pgroup *g)
 {
-    if (g->ns >= g->max)
-        return -1;
-    if (g->ns < g->cap)
-        return 0;
-    uint32_t nc = g->cap * 2 < g->max ? g->cap * 2 : g->max;
-    uint32_t *r = sg_realloc(g->rows, sizeof *r * nc * g->stride);
-    if (!r)
-        return -1;
-    g->rows = r;
-    uint32_t *c = sg_realloc(g->comp, sizeof *c * nc * (g->n ? g->n : 1));
-    if (!c)
-        return -1;
-    g->comp = c;
-    g->cap = nc;
-    return 0;
+    return g->ns < g->max ? 0 : -1;
 }
 
 /* The offset of the state whose tuple is t, made if new; NOT_MADE on failure. */
@@ -140,9 +127,8 @@ sgr_pgroup *sgr_pg_new(const sgr_dfa *const *dfas, uint32_t n, uint32_t max_stat
     g->max = max_states;
     for (g->nslots = 4; g->nslots < 2 * max_states; g->nslots *= 2)
         ;
-    g->cap = max_states < 16 ? max_states : 16;
-    g->rows = sg_malloc(sizeof *g->rows * g->cap * g->stride);
-    g->comp = sg_malloc(sizeof *g->comp * g->cap * (n ? n : 1));
+    g->rows = sg_malloc(sizeof *g->rows * (size_t)max_states * g->stride);
+    g->comp = sg_malloc(sizeof *g->comp * (size_t)max_states * (n ? n : 1));
     g->slots = sg_malloc(sizeof *g->slots * g->nslots);
     if (!g->rows || !g->comp || !g->slots || seed(g) < 0) {
         sgr_pg_free(g);

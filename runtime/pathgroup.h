@@ -50,8 +50,8 @@ void sgr_pg_trim(sgr_pgroup *g);
  * into *hit the accept mask of the state reached before each '/' at an index
  * >= 1 of the string, and leave in *st the state at end.  The caller ors in
  * sgr_pg_accepts(g, *st) when end is the end of the whole string.  Returns 0, or
- * -1 (nothing changed) when a state it needs cannot be made: the cache is full,
- * or out of memory. */
+ * -1 (nothing changed) when a state it needs cannot be made: the cache is full.
+ * It never allocates: sgr_pg_new reserves room for max_states states. */
 int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
                uint32_t *hit);
 

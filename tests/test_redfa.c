@@ -1104,7 +1104,7 @@ static void test_path_group(void)
             for (uint32_t i = 0; i < k; i++)
                 if (sgr_dfa_match_dirs(&rd[i], s, (size_t)n))
                     want |= 1u << i;
-            int fail = t % 50 == 49;          /* now and then, no memory at all */
+            int fail = t % 50 == 49;          /* now and then, no memory: a run needs none */
             if (fail)
                 sg_alloc_fail_after(1);
             int64_t got = group_mask(g, s, (size_t)n, n ? rnd((uint32_t)n + 1) : 0);
@@ -1112,8 +1112,8 @@ static void test_path_group(void)
             CHECK(sgr_pg_states(g) <= bound);
             if (got < 0) {
                 gave_up++;
-                /* only a full cache or a failed allocation gives up */
-                CHECK(fail || sgr_pg_states(g) == bound || sgr_pg_states(g) >= 16);
+                /* only a full cache gives up: a run allocates nothing */
+                CHECK(sgr_pg_states(g) == bound);
             } else {
                 answered++;
                 if ((uint32_t)got != want && bad++ < 5)
