@@ -321,31 +321,33 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
 
 /* The program names a rule can only match, when its condition says so:
  * `program W` with plain words (no '/'), through `and` (either side) and `or`
- * (both sides).  Returns the set index or -1. */
-static int32_t index_set(const sgc_program *p, const sgc_cond *c, int32_t *second)
+ * (every side, however many).  Writes the sets whose words are those names to
+ * out[0..] and returns how many (at most max), or -1: the rule can match any
+ * program, or names more sets than max (it is then simply not indexed). */
+#define INDEX_MAX_SETS 16
+static int index_sets(const sgc_program *p, const sgc_cond *c, int32_t *out, int max)
 {
     switch (c->kind) {
     case SGC_C_PROGRAM: {
-        if (!c->set || c->set->set_index < 0)
+        if (!c->set || c->set->set_index < 0 || max < 1)
             return -1;
         const sgc_lset *ls = &p->sets[c->set->set_index];
         for (uint32_t i = 0; i < ls->nitems; i++)
             if (ls->items[i]->kind != SGC_ITEM_WORD || memchr(ls->items[i]->text, '/', ls->items[i]->len))
                 return -1;
-        return c->set->set_index;
+        out[0] = c->set->set_index;
+        return 1;
     }
     case SGC_C_AND: {
-        int32_t s = index_set(p, c->a, second);
-        return s >= 0 ? s : index_set(p, c->b, second);
+        int n = index_sets(p, c->a, out, max);
+        return n >= 0 ? n : index_sets(p, c->b, out, max);
     }
     case SGC_C_OR: {
-        int32_t dummy = -1;
-        int32_t a = index_set(p, c->a, &dummy);
-        int32_t b = index_set(p, c->b, &dummy);
-        if (a < 0 || b < 0 || dummy >= 0)
+        int a = index_sets(p, c->a, out, max);
+        if (a < 0)
             return -1;
-        *second = b;
-        return a;
+        int b = index_sets(p, c->b, out + a, max - a);
+        return b < 0 ? -1 : a + b;
     }
     default:
         return -1;
@@ -386,17 +388,14 @@ static int emit_index(emitter *e, uint32_t *any_off, uint32_t *any_len)
         const sgt_rule *rr = (const sgt_rule *)(void *)e->sec[SGT_SEC_RULES].d + r;
         if (rr->flags & SGT_RULE_LINE)
             continue;
-        int32_t second = -1;
-        int32_t s = index_set(p, p->rules[r].rule->cond, &second);
-        if (s < 0 || (rr->flags & SGT_RULE_DYNAMIC)) {
+        int32_t sets[INDEX_MAX_SETS];
+        int nsets = index_sets(p, p->rules[r].rule->cond, sets, INDEX_MAX_SETS);
+        if (nsets < 0 || (rr->flags & SGT_RULE_DYNAMIC)) {
             any[nany++] = r;
             continue;
         }
-        for (int pass = 0; pass < 2; pass++) {
-            int32_t set = pass ? second : s;
-            if (set < 0)
-                continue;
-            const sgc_lset *ls = &p->sets[set];
+        for (int k = 0; k < nsets; k++) {
+            const sgc_lset *ls = &p->sets[sets[k]];
             for (uint32_t i = 0; i < ls->nitems; i++) {
                 if (n == cap) {
                     cap *= 2;
