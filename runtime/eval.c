@@ -360,6 +360,32 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
  * appending the rest lexically once a component does not exist.  One lstat per
  * component of the operand itself.  Returns an arena string, or NULL on OOM;
  * a symlink loop yields "/" + "(symlink loop)", which no root contains. */
+static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen);
+
+/* resolve_path for the commonest operand, one name relative to the caller's cwd
+ * ("src", "*.c", "fix the evaluator"): the same single lookup and result, without
+ * the general walk.  NULL when the operand is not of that kind, or names a
+ * symlink (then the general walk follows it). */
+static char *resolve_name(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+{
+    if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~') || (w[0] == '.' && (wl == 1 || (wl == 2 && w[1] == '.')))
+        || memchr(w, '/', wl) || (size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1 || !c->pc_begun)
+        return NULL;
+    char p[PATH_MAX + 1], link[PATH_MAX];
+    size_t n = c->rcwdl;
+    memcpy(p, c->rcwd, n);
+    if (n > 1)
+        p[n++] = '/';
+    memcpy(p + n, w, wl);
+    n += wl;
+    p[n] = '\0';
+    size_t ll = 0;
+    if (sgr_pc_lstat_next(c->pc, p, n, n - wl, link, sizeof link, &ll) == SGR_PC_LINK)
+        return NULL;
+    *outlen = (uint32_t)n;
+    return sg_arena_strndup(&c->arena, p, n);
+}
+
 static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
 {
     const char *home = NULL, *base = cwd, *rel = w;
@@ -529,7 +555,13 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
                         const char *cwd)
 {
     uint32_t rl = 0;
-    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
+    char *r = (char *)w;
+    if (!(flags & SGR_W_UNKNOWN)) {
+        int tilde = (flags & SGR_W_TILDE) != 0;
+        r = resolve_name(c, cwd, w, wl, tilde, &rl);
+        if (!r)
+            r = resolve_path(c, cwd, w, wl, tilde, &rl);
+    }
     if (!r)
         return -1;
     if (flags & SGR_W_UNKNOWN)
