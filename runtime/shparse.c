@@ -135,6 +135,7 @@ static const struct { const char *w; uint8_t len, kw; } keywords[] = {
 static int parse_list(parser *p, const ctx *c, unsigned terms, int *count);
 static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last);
 static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w);
+static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w);
 static int dollar(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_dq,
                   uint32_t *fl);
 static int backtick(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_dq,
@@ -218,23 +219,31 @@ static int putn(parser *p, const char *src, size_t n)
     return 0;
 }
 
-/* Append one element of esz bytes to v, not initialised: for elements the caller
- * writes in full (sgr_word: text, len, flags, span).  NULL (and p->err set) on OOM. */
-static void *vgrow(parser *p, vec *v, size_t esz)
+/* vgrow's slow path: v is full; give it room, then append as vgrow does. */
+__attribute__((noinline))
+static void *vgrow_room(parser *p, vec *v, size_t esz)
 {
-    if (v->n == v->cap) {
-        uint32_t nc = v->cap ? v->cap * 2 : 8;   /* most commands: one allocation */
-        void *q = sg_arena_alloc(p->a, (size_t)nc * esz);
-        if (!q) {
-            oom(p);
-            return NULL;
-        }
-        if (v->n)
-            memcpy(q, v->p, (size_t)v->n * esz);
-        v->p = q;
-        v->cap = nc;
+    uint32_t nc = v->cap ? v->cap * 2 : 8;   /* most commands: one allocation */
+    void *q = sg_arena_alloc(p->a, (size_t)nc * esz);
+    if (!q) {
+        oom(p);
+        return NULL;
     }
+    if (v->n)
+        memcpy(q, v->p, (size_t)v->n * esz);
+    v->p = q;
+    v->cap = nc;
     return (char *)v->p + esz * v->n++;
+}
+
+/* Append one element of esz bytes to v, not initialised: for elements the caller
+ * writes in full (sgr_word: text, len, flags, span).  NULL (and p->err set) on OOM.
+ * A push per word: the common case, room left, is inline. */
+static inline void *vgrow(parser *p, vec *v, size_t esz)
+{
+    if (v->n < v->cap)
+        return (char *)v->p + esz * v->n++;
+    return vgrow_room(p, v, esz);
 }
 
 /* Append one zeroed element of esz bytes to v; NULL (and p->err set) on OOM. */
@@ -1405,16 +1414,23 @@ static int lex_simple_word(parser *p, sgr_word *w)
  * segments with parent owner (nest for $(...) and `...`). */
 static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w)
 {
+    if (p->pos < p->end) {
+        int r = lex_simple_word(p, w);
+        if (r)
+            return r < 0 ? -1 : 0;
+    }
+    return lex_word_loop(p, c, owner, nest, w);
+}
+
+/* lex_word for any word, byte by byte: what lex_word does for one that
+ * lex_simple_word does not take (parse_simple calls it directly for those). */
+static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w)
+{
     size_t start = p->pos, b0 = p->blen;
     uint32_t fl = 0;
     uint64_t bmark = 0;     /* per brace level: saw ',' or '..' */
     unsigned bdepth = 0;
     int bracket = 0;
-    if (start < p->end) {
-        int r = lex_simple_word(p, w);
-        if (r)
-            return r < 0 ? -1 : 0;
-    }
     while (p->pos < p->end) {
         char ch = p->s[p->pos];
         if ((cclass(ch) & C_PLAIN) && !bdepth && !bracket && p->pos != start) {
@@ -1763,7 +1779,11 @@ static int too_many_words(parser *p, size_t start)
                 p->lim->max_words);
 }
 
-/* simple_command -> (assignment | redirect)* (word | redirect)* */
+/* simple_command -> (assignment | redirect)* (word | redirect)*
+ * Most words are one plain run (lex_simple_word): parse_simple reads those itself,
+ * in one scan that also answers assign_len for a word before the program name
+ * (NAME bytes are C_PLAIN, so the run goes on where the NAME stops), and pushes
+ * them without a call.  The result is what peek, assign_len and lex_word give. */
 static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last)
 {
     int32_t idx;
@@ -1771,23 +1791,74 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
     vec argv = {0}, asg = {0}, rd = {0};
     size_t start = p->pos, endp = start;
     for (;;) {
-        tok t;
-        peek(p, &t);
-        if (t.kind == T_WORD) {
-            if (argv.n + asg.n >= p->lim->max_words)
-                return too_many_words(p, start);
-            size_t nl = argv.n ? 0 : assign_len(p);
-            sgr_word *w = vgrow(p, nl ? &asg : &argv, sizeof *w);
-            if (!w)
-                return -1;
-            TRY(nl ? lex_assign(p, c, idx, nl, w) : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
-        } else if (t.kind == T_REDIR) {
-            sgr_redir *r = vpush(p, &rd, sizeof *r);
-            if (!r)
-                return -1;
-            TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
-        } else
+        /* peek, with its "blanks, then a word" case decided here */
+        const char *s = p->s;
+        size_t i = p->pos, e = p->end;
+        while (i < e && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        p->pos = i;
+        if (i >= e)
             break;
+        unsigned cc = cclass(s[i]);
+        if (cc & (C_META | C_DIGIT | C_SKIP)) {
+            tok t;
+            peek_any(p, &t);
+            if (t.kind == T_REDIR) {
+                sgr_redir *r = vpush(p, &rd, sizeof *r);
+                if (!r)
+                    return -1;
+                TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
+                endp = p->pos;
+                continue;
+            }
+            if (t.kind != T_WORD)
+                break;
+            i = p->pos;
+            cc = cclass(s[i]);
+        }
+        if (argv.n + asg.n >= p->lim->max_words)
+            return too_many_words(p, start);
+        sgr_word *w;
+        if (cc & C_PLAIN) {
+            size_t j = i + 1;
+            if (!argv.n && (cc & C_NAME1)) {
+                while (j < e && (cclass(s[j]) & C_NAME))
+                    j++;
+                if (j < e && (s[j] == '=' || (s[j] == '+' && j + 1 < e && s[j + 1] == '='))) {
+                    if (!(w = vgrow(p, &asg, sizeof *w)))
+                        return -1;
+                    TRY(lex_assign(p, c, idx, j - i, w));
+                    endp = p->pos;
+                    continue;
+                }
+            }
+            while (j < e && (cclass(s[j]) & C_PLAIN))
+                j++;
+            if (!(w = vgrow(p, &argv, sizeof *w)))
+                return -1;
+            if (!word_ends_at(p, j)) {
+                TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
+                endp = p->pos;
+                continue;
+            }
+            /* lex_simple_word's plain case */
+            char *t;
+            if (p->dup) {
+                t = p->dup + i;
+                t[j - i] = '\0';
+            } else if (!(t = text_dup(p, s + i, j - i)))
+                return oom(p);
+            w->text = t;
+            w->len = (uint32_t)(j - i);
+            w->flags = s[i] == '~' ? SGR_W_TILDE : 0;
+            w->span = mkspan(p, i, j - i);
+            p->pos = endp = j;
+            continue;
+        }
+        size_t nl = argv.n ? 0 : assign_len(p);
+        if (!(w = vgrow(p, nl ? &asg : &argv, sizeof *w)))
+            return -1;
+        TRY(nl ? lex_assign(p, c, idx, nl, w) : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
         endp = p->pos;
     }
     p->pos = endp;
