@@ -685,6 +685,38 @@ static int check_rest(vctx *v)
     return 0;
 }
 
+/* For every slice of option names a program spec has, which lengths and second
+ * bytes its names have (the first is '-'): the unwrapper and the normaliser test
+ * nearly every option of a command against them, and most are in none. */
+static int filter_progopts(sgr_table *t)
+{
+    t->optfilt = sg_calloc(t->nprogopts ? t->nprogopts : 1, sizeof *t->optfilt);
+    if (!t->optfilt)
+        return -1;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const sgt_progspec *p = &t->progs[i];
+        const uint32_t sl[4][2] = {
+            {p->value_off, p->value_len}, {p->script_off, p->script_len},
+            {p->exec_off, p->exec_len}, {p->end_off, p->end_len},
+        };
+        for (int j = 0; j < 4; j++) {
+            if (!sl[j][1])
+                continue;
+            struct sgr_optfilt f = { sl[j][1], 0, 0 };
+            for (uint32_t k = 0; k < sl[j][1]; k++) {
+                const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
+                size_t l = strlen(o);
+                f.lens |= (uint64_t)1 << (l < 63 ? l : 63);
+                if (l > 1)
+                    f.second |= (uint64_t)1 << ((uint8_t)o[1] & 63);
+            }
+            t->optfilt[sl[j][0]] = f;     /* slices sharing a start: the last one is
+                                           * filtered, the others searched */
+        }
+    }
+    return 0;
+}
+
 /* A hash of the (verified, distinct) program spec names: every segment looks its
  * program up, in the unwrapper and again when normalising. */
 static int hash_progspecs(sgr_table *t)
@@ -740,7 +772,7 @@ int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, s
     if (check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
         check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0) {
+    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
     }
@@ -758,6 +790,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->dfas);
     sg_free(t->dfa_loops);
     sg_free(t->proghash);
+    sg_free(t->optfilt);
     sg_free(t);
 }
 
@@ -852,5 +885,11 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)
 {
+    if (!len)
+        return 0;
+    const struct sgr_optfilt *f = &t->optfilt[off];
+    if (f->len == len && (!((f->lens >> (slen < 63 ? slen : 63)) & 1)
+                          || (slen > 1 && !((f->second >> ((uint8_t)str[1] & 63)) & 1))))
+        return 0;
     return find_str(t, t->progopts + off, len, str, slen);
 }

@@ -27,6 +27,11 @@ typedef struct sgr_table {
     const uint32_t *lists;    uint32_t nlists;
     const sgt_progspec *progs; uint32_t nprogs;
     uint32_t *proghash;       /* [nproghash] progspec index + 1 by sgr_hash_name, 0 empty */
+    struct sgr_optfilt {      /* [nprogopts] for the progspec slice starting there */
+        uint32_t len;         /* the slice's length (0: no slice starts there) */
+        uint64_t lens;        /* bit min(length, 63) of each option in it */
+        uint64_t second;      /* bit (second byte & 63) of each option in it */
+    } *optfilt;               /* heap */
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     const uint32_t *progopts; uint32_t nprogopts;
     const sgt_limit *limits;  uint32_t nlimits;
