@@ -71,6 +71,7 @@ struct sgr_ctx {
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
     uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
+    char short_opt[128][3];             /* "-x" for every ASCII x: a cluster's options */
     /* [nsets] which lengths (bit min(len, 63)) and first bytes (bit byte & 63) the
      * set's exact words have, measured on first use (lens 0: not yet): most
      * words tested against a set are not in it, and most of those fail here */
@@ -309,6 +310,10 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
     index_implies(t, c->implied);
+    for (int ch = 0; ch < 128; ch++) {
+        c->short_opt[ch][0] = '-';
+        c->short_opt[ch][1] = (char)ch;
+    }
     if (group_sets(c) < 0) {
         sgr_ctx_free(c);
         return NULL;
@@ -740,12 +745,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                     return -1;
                 break;
             }
-            char *o = sg_arena_alloc(&c->arena, 3);
-            if (!o)
-                return -1;
-            o[0] = '-';
-            o[1] = t[k];
-            o[2] = '\0';
+            const char *o = c->short_opt[(uint8_t)t[k]];    /* "-x" (is_alnum: ASCII) */
             if (w->len > 2 && push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
                 return -1;
             if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, o, 2)) {
