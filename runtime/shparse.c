@@ -106,8 +106,8 @@ enum {
     TM_ESAC = 1 << 8, TM_RBRACE = 1 << 9
 };
 
-/* Reserved words: the enum, keywords[] and the byte class C_KW1 (what a reserved
- * word may start with) all come from this list.  X(name, text, a) gets a of
+/* Reserved words: the enum, keywords[] and kwlen_tab (which lengths a reserved
+ * word starting with a given byte has) all come from this list.  X(name, text, a) gets a of
  * KEYWORDS(X, a) passed through. */
 #define KEYWORDS(X, a) \
     X(IF, "if", a) X(THEN, "then", a) X(ELIF, "elif", a) X(ELSE, "else", a)          \
@@ -479,10 +479,6 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
 #define IS_QUOTE(c)  ((c) == '\'' || (c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`')
 /* lex_word's cases that change its state whatever the state is */
 #define IS_WSTATE(c) ((c) == '*' || (c) == '?' || (c) == '[' || (c) == '{')
-/* the first byte of some reserved word (text[0] of a literal is a constant to
- * GCC and Clang) */
-#define KW_FIRST_IS(name, text, c) || (c) == (unsigned char)(text)[0]
-#define IS_KW1(c)    (0 KEYWORDS(KW_FIRST_IS, c))
 
 enum {
     C_META  = 1 << 0,   /* IS_META */
@@ -493,8 +489,7 @@ enum {
     C_LIT   = 1 << 5,   /* part of a literal word: neither meta nor quoting */
     C_PLAIN = 1 << 6,   /* lex_word only copies it, given no '[' or '{' is open and
                          * it is not the word's first byte (see lex_simple_word) */
-    C_DQ    = 1 << 7,   /* dquote treats it specially: '"' '\\' '$' '`' */
-    C_KW1   = 1 << 8    /* IS_KW1 */
+    C_DQ    = 1 << 7    /* dquote treats it specially: '"' '\\' '$' '`' */
 };
 
 #define CCLASS(c) ((IS_META(c) ? C_META : 0)                                          \
@@ -504,18 +499,28 @@ enum {
                    | (IS_DIGIT(c) ? C_NAME : 0)                                        \
                    | (!IS_META(c) && !IS_QUOTE(c) ? C_LIT : 0)                         \
                    | (!IS_META(c) && !IS_QUOTE(c) && !IS_WSTATE(c) ? C_PLAIN : 0)      \
-                   | ((c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`' ? C_DQ : 0) \
-                   | (IS_KW1(c) ? C_KW1 : 0))
+                   | ((c) == '"' || (c) == '\\' || (c) == '$' || (c) == '`' ? C_DQ : 0))
 #define CC4(c)   CCLASS(c), CCLASS((c) + 1), CCLASS((c) + 2), CCLASS((c) + 3)
 #define CC16(c)  CC4(c), CC4((c) + 4), CC4((c) + 8), CC4((c) + 12)
 #define CC64(c)  CC16(c), CC16((c) + 16), CC16((c) + 32), CC16((c) + 48)
-static const uint16_t cclass_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+static const uint8_t cclass_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+#undef CCLASS
+
+/* kwlen_tab[c]: bit n set when a reserved word of n bytes starts with byte c, so
+ * most command words (git, grep, ls) are found to be none by one lookup, and most
+ * of the rest (find, cat, sort) once their length is known.  (text[0] of a
+ * literal is a constant to GCC and Clang.) */
+#define KW_LENBIT(name, text, c) | ((c) == (unsigned char)(text)[0] ? 1u << (sizeof text - 1) : 0)
+#define CCLASS(c) (0 KEYWORDS(KW_LENBIT, c))
+static const uint16_t kwlen_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+#undef CCLASS
+#undef KW_LENBIT
 #undef CC64
 #undef CC16
 #undef CC4
-#undef CCLASS
-#undef IS_KW1
-#undef KW_FIRST_IS
+#define KW_SHORT(name, text, a) _Static_assert(sizeof text - 1 < 16, "kwlen_tab: " text);
+KEYWORDS(KW_SHORT, 0)
+#undef KW_SHORT
 
 static unsigned cclass(char ch)
 {
@@ -752,14 +757,21 @@ static size_t lit_len(const parser *p)
  * end, which fix the answer: no input's bytes change while it is being parsed. */
 static int keyword_at(parser *p)
 {
-    if (p->pos >= p->end || !(cclass(p->s[p->pos]) & C_KW1))
+    const char *s = p->s;
+    size_t i = p->pos, e = p->end;
+    unsigned lens;
+    if (i >= e || !(lens = kwlen_tab[(unsigned char)s[i]]))
         return KW_NONE;                 /* no reserved word starts so: most words */
-    if (p->kw_s == p->s && p->kw_pos == p->pos && p->kw_end == p->end)
+    if (p->kw_s == s && p->kw_pos == i && p->kw_end == e)
         return p->kw;
     int kw = KW_NONE;
-    size_t n = lit_len(p);
-    if (n) {
-        const char *w = p->s + p->pos;
+    /* lit_len, except that a run of 16 bytes is longer than any reserved word
+     * (lens has no bit 16), so the scan stops there */
+    size_t m = e - i < 16 ? e - i : 16, n = 0;
+    while (n < m && (cclass(s[i + n]) & C_LIT))
+        n++;
+    if ((lens >> n & 1) && (i + n == e || is_meta(s[i + n]))) {
+        const char *w = s + i;
         for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
             if (keywords[k].len == n && keywords[k].w[0] == w[0]
                 && memcmp(keywords[k].w, w, n) == 0) {
@@ -1330,7 +1342,7 @@ static int backtick(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in
 
 /* Does an unquoted word end at i?  lex_word's stop condition: the end of input, or
  * an operator character that does not open a <(...) / >(...) inside the word. */
-static int word_ends_at(const parser *p, size_t i)
+static inline int word_ends_at(const parser *p, size_t i)
 {
     if (i >= p->end)
         return 1;
@@ -2316,7 +2328,7 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
 static int parse_pipeline(parser *p, const ctx *c, int32_t *last)
 {
     int neg = 0;
-    while (keyword_at(p) == KW_BANG) {
+    while (p->pos < p->end && p->s[p->pos] == '!' && keyword_at(p) == KW_BANG) {
         neg = 1;
         p->pos++;
         skip_blanks(p);
@@ -2375,6 +2387,8 @@ static int at_terminator(parser *p, const tok *t, unsigned terms)
     case T_WORD: break;
     default: return 0;
     }
+    if (!(terms & ~(unsigned)(TM_RPAREN | TM_CASE)))
+        return 0;                       /* no reserved word ends this list */
     switch (keyword_at(p)) {
     case KW_THEN: return (terms & TM_THEN) != 0;
     case KW_ELIF: return (terms & TM_ELIF) != 0;
