@@ -1791,12 +1791,36 @@ static int too_many_words(parser *p, size_t start)
                 p->lim->max_words);
 }
 
+/* The word at i, whose first byte s[i] is C_PLAIN (class cc): *je = the end of its
+ * run of C_PLAIN bytes.  When asg, returns what assign_len does for it (the NAME's
+ * length for NAME= and NAME+=, *je then the NAME's end), else 0.  NAME bytes are C_PLAIN,
+ * so the run goes on where the NAME stops and one scan answers both. */
+static inline size_t plain_scan(const char *s, size_t i, size_t e, unsigned cc, int asg,
+                                size_t *je)
+{
+    size_t j = i + 1;
+    if (asg && (cc & C_NAME1)) {
+        while (j < e && (cclass(s[j]) & C_NAME))
+            j++;
+        if (j < e && (s[j] == '=' || (s[j] == '+' && j + 1 < e && s[j + 1] == '='))) {
+            *je = j;
+            return j - i;
+        }
+    }
+    while (j < e && (cclass(s[j]) & C_PLAIN))
+        j++;
+    *je = j;
+    return 0;
+}
+
 /* simple_command -> (assignment | redirect)* (word | redirect)*
- * Most words are one plain run (lex_simple_word): parse_simple reads those itself,
- * in one scan that also answers assign_len for a word before the program name
- * (NAME bytes are C_PLAIN, so the run goes on where the NAME stops), and pushes
- * them without a call.  The result is what peek, assign_len and lex_word give. */
-static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last)
+ * Most words are one plain run (lex_simple_word): parse_simple reads those itself
+ * with plain_scan, which also answers assign_len for a word before the program
+ * name, and pushes them without a call.  The result is what peek, assign_len and
+ * lex_word give.  wend is 0, or the end of the plain run of the word at pos,
+ * which parse_command found to be no assignment: it is not scanned again. */
+static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
+                        size_t wend)
 {
     int32_t idx;
     TRY(seg_new(p, c, plid, k, &idx));
@@ -1832,20 +1856,14 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             return too_many_words(p, start);
         sgr_word *w;
         if (cc & C_PLAIN) {
-            size_t j = i + 1;
-            if (!argv.n && (cc & C_NAME1)) {
-                while (j < e && (cclass(s[j]) & C_NAME))
-                    j++;
-                if (j < e && (s[j] == '=' || (s[j] == '+' && j + 1 < e && s[j + 1] == '='))) {
-                    if (!(w = vgrow(p, &asg, sizeof *w)))
-                        return -1;
-                    TRY(lex_assign(p, c, idx, j - i, w));
-                    endp = p->pos;
-                    continue;
-                }
+            size_t j = i == start ? wend : 0, nl;
+            if (!j && (nl = plain_scan(s, i, e, cc, !argv.n, &j)) != 0) {
+                if (!(w = vgrow(p, &asg, sizeof *w)))
+                    return -1;
+                TRY(lex_assign(p, c, idx, nl, w));
+                endp = p->pos;
+                continue;
             }
-            while (j < e && (cclass(s[j]) & C_PLAIN))
-                j++;
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
             if (!word_ends_at(p, j)) {
@@ -2299,16 +2317,31 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
         case KW_SELECT: case KW_CASE:
             TRY(parse_compound(p, c, kw, 0));
             break;
-        default:
+        default: {
+            /* When the program word is a plain run that ends it, funcdef_at's
+             * lit_len is that run (the byte after it is an operator or the end),
+             * so a function definition needs '(' after the blanks that follow;
+             * parse_simple then starts from plain_scan's answer. */
+            const char *s = p->s;
+            size_t i = p->pos, e = p->end, j;
+            unsigned cc = cclass(s[i]);
+            if ((cc & C_PLAIN) && !plain_scan(s, i, e, cc, 1, &j) && word_ends_at(p, j)) {
+                size_t q = j;
+                while (q < e && (s[q] == ' ' || s[q] == '\t'))
+                    q++;
+                if (q >= e || s[q] != '(')
+                    return parse_simple(p, c, plid, k, last, j);
+            }
             if (funcdef_at(p, &nl)) {
                 TRY(parse_function(p, c, st, 0));
                 fn = 1;
                 break;
             }
-            return parse_simple(p, c, plid, k, last);
+            return parse_simple(p, c, plid, k, last, 0);
+        }
         }
     } else if (t.kind == T_REDIR)
-        return parse_simple(p, c, plid, k, last);
+        return parse_simple(p, c, plid, k, last, 0);
     else
         return unexpected(p, &t);
     if (!fn)
