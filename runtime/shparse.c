@@ -56,6 +56,16 @@ typedef struct hd_pending {
     sgr_span span;        /* the operator and delimiter, for errors */
 } hd_pending;
 
+enum tok_kind {
+    T_EOF, T_NL, T_CR, T_SEMI, T_DSEMI, T_SEMIAMP, T_DSEMIAMP, T_AMP, T_AND, T_OR,
+    T_PIPE, T_PIPEAMP, T_LPAREN, T_RPAREN, T_REDIR, T_WORD
+};
+
+typedef struct tok {
+    int kind;
+    size_t start, len;    /* for T_REDIR: fd digits + operator */
+} tok;
+
 typedef struct parser {
     sg_arena *a;
     sgr_cmdline *cl;
@@ -88,16 +98,6 @@ typedef struct vec {
     void *p;
     uint32_t n, cap;
 } vec;
-
-enum tok_kind {
-    T_EOF, T_NL, T_CR, T_SEMI, T_DSEMI, T_SEMIAMP, T_DSEMIAMP, T_AMP, T_AND, T_OR,
-    T_PIPE, T_PIPEAMP, T_LPAREN, T_RPAREN, T_REDIR, T_WORD
-};
-
-typedef struct tok {
-    int kind;
-    size_t start, len;    /* for T_REDIR: fd digits + operator */
-} tok;
 
 /* terminators a list may stop at */
 enum {
@@ -348,7 +348,7 @@ static int seg_new(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *
     sgr_cmdline *cl = p->cl;
     if (cl->nseg >= p->lim->max_segments)
         return fail(p, p->pos, 1, "more than %u commands", p->lim->max_segments);
-    if (seg_room(p->a, cl) < 0)
+    if (cl->nseg == cl->cap && seg_room(p->a, cl) < 0)
         return oom(p);
     sgr_segment *sg = &cl->seg[cl->nseg];
     memset(sg, 0, sizeof *sg);
@@ -1807,8 +1807,27 @@ static inline size_t plain_scan(const char *s, size_t i, size_t e, unsigned cc, 
             return j - i;
         }
     }
+    /* four bytes per bound check while four are left */
+    while (j + 4 <= e) {
+        if (!(cclass(s[j]) & C_PLAIN))
+            goto out;
+        if (!(cclass(s[j + 1]) & C_PLAIN)) {
+            j += 1;
+            goto out;
+        }
+        if (!(cclass(s[j + 2]) & C_PLAIN)) {
+            j += 2;
+            goto out;
+        }
+        if (!(cclass(s[j + 3]) & C_PLAIN)) {
+            j += 3;
+            goto out;
+        }
+        j += 4;
+    }
     while (j < e && (cclass(s[j]) & C_PLAIN))
         j++;
+out:
     *je = j;
     return 0;
 }
@@ -1826,6 +1845,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
     TRY(seg_new(p, c, plid, k, &idx));
     vec argv = {0}, asg = {0}, rd = {0};
     size_t start = p->pos, endp = start;
+    uint32_t wleft = p->lim->max_words;     /* max_words - argv.n - asg.n */
     for (;;) {
         /* peek, with its "blanks, then a word" case decided here */
         const char *s = p->s;
@@ -1852,7 +1872,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             i = p->pos;
             cc = cclass(s[i]);
         }
-        if (argv.n + asg.n >= p->lim->max_words)
+        if (!wleft--)
             return too_many_words(p, start);
         sgr_word *w;
         if (cc & C_PLAIN) {
