@@ -149,12 +149,16 @@ typedef struct sgr_segment {
     sgr_span span;               /* the whole simple command as written */
 } sgr_segment;
 /* Conventions of the parser (shparse.c; pinned by tests/shparse/cases.txt):
- * - depth counts substitution levels only: a nested segment has depth =
- *   parent's depth + 1.  Subshells and compound bodies keep the depth and set
+ * - depth counts substitution levels only (the $(...), backquotes, <(...) and
+ *   scripts around the segment): a nested segment has depth = parent's depth
+ *   + 1, except as below.  Subshells and compound bodies keep the depth and set
  *   SUBSHELL / CONTROL / FUNCDEF instead.
  * - Commands in $(...) of compound-command headers (`for x in $(ls)`, `case
  *   $(x) in`, case patterns, `for ((...))`) get parent = the parent of the list
- *   the compound sits in: -1 at top level (nest CMDSUB, depth 1).
+ *   the compound sits in: -1 at top level (nest CMDSUB, depth 1).  Inside a
+ *   substitution their depth still counts every level, so it is the parent's
+ *   depth + 2 (`echo $(for x in $(ls); do :; done)`: ls has depth 2, parent
+ *   echo at depth 0); so are the commands of a heredoc body no segment holds.
  * - Redirections after a compound (`{ a; b; } >f`, `done <f`) are appended to
  *   every segment at its depth inside it.
  * - A compound that is a pipeline element (`curl x | (sh)`) gives its pipeline
