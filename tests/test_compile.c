@@ -59,6 +59,33 @@ static void expect(const char *cmd, uint32_t dec, const char *rule)
     CHECK(ok);
 }
 
+/* Compile and load a pack for one test: the table, whose bytes are *img (free
+ * both), or NULL (the failed check counted). */
+static sgr_table *load_pack(const char *text, uint8_t **img)
+{
+    size_t len = 0;
+    char err[256];
+    sgr_table *t = NULL;
+    *img = compile(text, &len);
+    CHECK(*img != NULL);
+    if (*img && sgr_table_load(*img, len, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "  load: %s\n", err);
+        t = NULL;
+    }
+    CHECK(t != NULL);
+    if (!t) {
+        free(*img);
+        *img = NULL;
+    }
+    return t;
+}
+
+static void unload_pack(sgr_table *t, uint8_t *img)
+{
+    sgr_table_free(t);
+    free(img);
+}
+
 /* A rule the index files under a program skips its leading `program` test when
  * reached through the index (index_implies in runtime/eval.c): the decisions must
  * be those of running it whole, for one-test rules, `program S and ...`, tests
@@ -76,14 +103,10 @@ static void index_implies_tests(void)
         "five: deny program { k } and arg ww or arg vv\n"
         "six: deny program { m } or program { n }\n"
         "seven: deny program { p q } or program { p }\n";
-    size_t len = 0;
-    uint8_t *img = compile(pack, &len);
-    CHECK(img != NULL);
-    if (!img)
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
         return;
-    char err[256];
-    sgr_table *t = NULL;
-    CHECK(sgr_table_load(img, len, &t, err, sizeof err) == 0);
     sgr_ctx *saved = ctx;
     ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
@@ -109,8 +132,7 @@ static void index_implies_tests(void)
     }
     sgr_ctx_free(ctx);
     ctx = saved;
-    sgr_table_free(t);
-    free(img);
+    unload_pack(t, img);
 }
 
 /* The index files a rule under the programs of every side of an `or`, however
@@ -125,14 +147,10 @@ static void index_or_tests(void)
     for (int k = 1; k < 20; k++)
         o += snprintf(pack + o, sizeof pack - (size_t)o, " or program { p%d }", k);
     snprintf(pack + o, sizeof pack - (size_t)o, "\n");
-    size_t len = 0;
-    uint8_t *img = compile(pack, &len);
-    CHECK(img != NULL);
-    if (!img)
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
         return;
-    char err[256];
-    sgr_table *t = NULL;
-    CHECK(sgr_table_load(img, len, &t, err, sizeof err) == 0);
     const char *names[] = { "a", "b", "c" };
     for (int i = 0; i < 3; i++) {
         uint32_t n = 0;
@@ -155,8 +173,7 @@ static void index_or_tests(void)
     }
     sgr_ctx_free(ctx);
     ctx = saved;
-    sgr_table_free(t);
-    free(img);
+    unload_pack(t, img);
 }
 
 /* Path resolution goes through a per-context cache from a context's second call
@@ -230,19 +247,15 @@ static void resolve_name_tests(void)
         "out: ask path outside workspace \"out {path}\"\n"
         "sec: deny path inside { */sec* } \"sec {path}\"\n"
         "any: allow path inside { \"/*\" } \"any {path}\"\n";
-    size_t len = 0;
-    uint8_t *img = compile(pack, &len);
-    CHECK(img != NULL);
-    if (!img)
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
         return;
-    char err[256], tmpl[] = "/tmp/sg-evalname-XXXXXX", p[256], q[256];
-    sgr_table *t = NULL;
-    CHECK(sgr_table_load(img, len, &t, err, sizeof err) == 0);
+    char tmpl[] = "/tmp/sg-evalname-XXXXXX", p[256], q[256];
     char *d = mkdtemp(tmpl);
     CHECK(d != NULL);
-    if (!d || !t) {
-        sgr_table_free(t);
-        free(img);
+    if (!d) {
+        unload_pack(t, img);
         return;
     }
     static const char *const files[] = { "f", "sec1", "...", ".h", "..x", "a b", "-" };
@@ -298,8 +311,7 @@ static void resolve_name_tests(void)
     snprintf(p, sizeof p, "%s/d", d);
     rmdir(p);
     rmdir(d);
-    sgr_table_free(t);
-    free(img);
+    unload_pack(t, img);
 }
 
 /* The resolved cwd is kept between calls while the path cache's epoch stands
