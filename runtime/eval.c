@@ -72,10 +72,9 @@ struct sgr_ctx {
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
     uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
     char short_opt[128][3];             /* "-x" for every ASCII x: a cluster's options */
-    /* [nsets] which lengths (bit min(len, 63)) and first bytes (bit byte & 63) the
-     * set's exact words have, measured on first use (lens 0: not yet): most
-     * words tested against a set are not in it, and most of those fail here */
-    struct { uint64_t lens, first; } *wf;
+    sgr_strfilt *wf;                    /* [nsets] the set's exact words by length and
+                                         * first byte, made on first use (lens 0: not
+                                         * yet; a set with words has a length bit) */
     uint8_t *implied;                   /* [nrules] see index_implies */
     uint32_t nprogs;                    /* segments of this call that run a program */
 };
@@ -778,14 +777,10 @@ static int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
         const sgt_set *st = &c->t->sets[set];
         for (uint32_t k = 0; k < st->nwords; k++) {
             const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
-            size_t l = strlen(w);
-            c->wf[set].lens |= (uint64_t)1 << (l < 63 ? l : 63);
-            if (l)
-                c->wf[set].first |= (uint64_t)1 << ((uint8_t)w[0] & 63);
+            sgr_strfilt_add(&c->wf[set], w, strlen(w), 0);
         }
     }
-    return ((c->wf[set].lens >> (n < 63 ? n : 63)) & 1)
-           && (n == 0 || ((c->wf[set].first >> ((uint8_t)s[0] & 63)) & 1));
+    return sgr_strfilt_may(&c->wf[set], s, n, 0);
 }
 
 /* Is s[0..n) in set: one of its exact words, or matched by its automaton? */

@@ -702,13 +702,10 @@ static int filter_progopts(sgr_table *t)
         for (int j = 0; j < 4; j++) {
             if (!sl[j][1])
                 continue;
-            struct sgr_optfilt f = { sl[j][1], 0, 0 };
+            struct sgr_optfilt f = { sl[j][1], { 0, 0 } };
             for (uint32_t k = 0; k < sl[j][1]; k++) {
                 const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
-                size_t l = strlen(o);
-                f.lens |= (uint64_t)1 << (l < 63 ? l : 63);
-                if (l > 1)
-                    f.second |= (uint64_t)1 << ((uint8_t)o[1] & 63);
+                sgr_strfilt_add(&f.f, o, strlen(o), 1);
             }
             t->optfilt[sl[j][0]] = f;     /* slices sharing a start: the last one is
                                            * filtered, the others searched */
@@ -888,8 +885,7 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
     if (!len)
         return 0;
     const struct sgr_optfilt *f = &t->optfilt[off];
-    if (f->len == len && (!((f->lens >> (slen < 63 ? slen : 63)) & 1)
-                          || (slen > 1 && !((f->second >> ((uint8_t)str[1] & 63)) & 1))))
+    if (f->len == len && !sgr_strfilt_may(&f->f, str, slen, 1))
         return 0;
     return find_str(t, t->progopts + off, len, str, slen);
 }

@@ -11,6 +11,27 @@
 #include "sgt.h"
 #include "dfa.h"
 
+/* Which lengths (bit min(length, 63)) and which bytes at one index (bit byte & 63)
+ * the strings of a list have.  A string whose length or byte at that index has no
+ * bit is in none of them, so a search of the list can be skipped; words tested
+ * against a set, and options against a program's lists, mostly fail here. */
+typedef struct sgr_strfilt {
+    uint64_t lens, bytes;
+} sgr_strfilt;
+
+static inline void sgr_strfilt_add(sgr_strfilt *f, const char *s, size_t len, size_t at)
+{
+    f->lens |= (uint64_t)1 << (len < 63 ? len : 63);
+    if (len > at)
+        f->bytes |= (uint64_t)1 << ((uint8_t)s[at] & 63);
+}
+
+/* 0: s[0..n) is in none of the strings added to f (with the same at). */
+static inline int sgr_strfilt_may(const sgr_strfilt *f, const char *s, size_t n, size_t at)
+{
+    return ((f->lens >> (n < 63 ? n : 63)) & 1) && (n <= at || ((f->bytes >> ((uint8_t)s[at] & 63)) & 1));
+}
+
 typedef struct sgr_table {
     const uint8_t *base;
     size_t size;
@@ -29,8 +50,8 @@ typedef struct sgr_table {
     uint32_t *proghash;       /* [nproghash] progspec index + 1 by sgr_hash_name, 0 empty */
     struct sgr_optfilt {      /* [nprogopts] for the progspec slice starting there */
         uint32_t len;         /* the slice's length (0: no slice starts there) */
-        uint64_t lens;        /* bit min(length, 63) of each option in it */
-        uint64_t second;      /* bit (second byte & 63) of each option in it */
+        sgr_strfilt f;        /* its options, by length and second byte (the
+                               * first is '-') */
     } *optfilt;               /* heap */
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     const uint32_t *progopts; uint32_t nprogopts;
