@@ -364,17 +364,16 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
  * appending the rest lexically once a component does not exist.  One lstat per
  * component of the operand itself.  Returns an arena string, or NULL on OOM;
  * a symlink loop yields "/" + "(symlink loop)", which no root contains. */
-static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen);
-
-/* resolve_path for the commonest operand, one name relative to the caller's cwd
- * ("src", "*.c", "fix the evaluator"): the same single lookup and result, without
- * the general walk.  NULL when the operand is not of that kind, or names a
- * symlink (then the general walk follows it). */
-static char *resolve_name(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+/* resolve_path's short way for the commonest operand, one name relative to the
+ * caller's cwd ("src", "*.c", "fix the evaluator"): the single lookup the walk
+ * would make, and its result.  0: not such an operand, or it names a symlink (the
+ * walk follows it); 1: *out is the result (NULL: out of memory). */
+static int resolve_name(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, char **out,
+                        uint32_t *outlen)
 {
     if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~') || (w[0] == '.' && (wl == 1 || (wl == 2 && w[1] == '.')))
-        || memchr(w, '/', wl) || (size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1 || !c->pc_begun)
-        return NULL;
+        || memchr(w, '/', wl) || (size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1)
+        return 0;
     char p[PATH_MAX + 1], link[PATH_MAX];
     size_t n = c->rcwdl;
     memcpy(p, c->rcwd, n);
@@ -385,9 +384,10 @@ static char *resolve_name(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
     p[n] = '\0';
     size_t ll = 0;
     if (sgr_pc_lstat_next(c->pc, p, n, n - wl, link, sizeof link, &ll) == SGR_PC_LINK)
-        return NULL;
+        return 0;
     *outlen = (uint32_t)n;
-    return sg_arena_strndup(&c->arena, p, n);
+    *out = sg_arena_strndup(&c->arena, p, n);
+    return 1;
 }
 
 static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
@@ -398,6 +398,9 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         sgr_pc_begin(c->pc);
         c->pc_begun = 1;
     }
+    char *named;
+    if (resolve_name(c, cwd, w, wl, tilde, &named, outlen))
+        return named;
     if (w[0] == '/') {
         base = "/";
     } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
@@ -559,13 +562,7 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
                         const char *cwd)
 {
     uint32_t rl = 0;
-    char *r = (char *)w;
-    if (!(flags & SGR_W_UNKNOWN)) {
-        int tilde = (flags & SGR_W_TILDE) != 0;
-        r = resolve_name(c, cwd, w, wl, tilde, &rl);
-        if (!r)
-            r = resolve_path(c, cwd, w, wl, tilde, &rl);
-    }
+    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
     if (!r)
         return -1;
     if (flags & SGR_W_UNKNOWN)
@@ -1662,13 +1659,16 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         c->opts = o = &dflt;
 
     uint32_t cwdl;
+    c->rcwd = NULL;                     /* the last call's is in the reset arena */
     const char *rcwd = resolve_cwd(c, cwd, &cwdl);
+    if (rcwd) {
+        c->rcwd = rcwd;                 /* before the roots: resolve_name uses it */
+        c->rcwdl = cwdl;
+    }
     if (!rcwd || resolve_roots(c, o, rcwd) < 0) {
         oom_result(c);
         return r;
     }
-    c->rcwd = rcwd;
-    c->rcwdl = cwdl;
 
     int pr = sgr_sh_parse(&c->arena, line, len, &c->lim, &r->cl);
     if (pr == -2) {

@@ -42,6 +42,15 @@ static uint8_t *compile(const char *text, size_t *len)
     return r == 0 ? out : NULL;
 }
 
+/* Create an empty file at p (for the tests that build a tree). */
+static void touch(const char *p)
+{
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+}
+
 static sgr_ctx *ctx;
 static const sgr_result *ev(const char *cmd)
 {
@@ -193,10 +202,7 @@ static void swap_tests(void)
     snprintf(notes, sizeof notes, "%s/ws/notes", d);
     snprintf(onotes, sizeof onotes, "%s/out/notes", d);
     CHECK(mkdir(ws, 0700) == 0 && mkdir(out, 0700) == 0 && mkdir(ssh, 0700) == 0);
-    FILE *f = fopen(notes, "w");
-    CHECK(f != NULL);
-    if (f)
-        fclose(f);
+    touch(notes);
     CHECK(symlink("/etc/hostname", onotes) == 0);
     sgr_opts o = { ws, NULL, 0, "/w" };
     const sgr_result *r = NULL;
@@ -213,9 +219,7 @@ static void swap_tests(void)
     CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "t:secret") == 0);
     /* and back to a plain file */
     CHECK(unlink(notes) == 0);
-    f = fopen(notes, "w");
-    if (f)
-        fclose(f);
+    touch(notes);
     r = sgr_eval(ctx, "cat notes", 9, &o);
     CHECK(r->decision == SGT_ALLOW);
     /* the cwd itself swapped for a symlink to out/, where notes leads out */
@@ -265,9 +269,7 @@ static void resolve_name_tests(void)
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(p, sizeof p, "%s/%s", d, files[i]);
-        FILE *f = fopen(p, "w");
-        if (f)
-            fclose(f);
+        touch(p);
     }
     snprintf(p, sizeof p, "%s/d", d);
     CHECK(mkdir(p, 0700) == 0);
@@ -314,6 +316,45 @@ static void resolve_name_tests(void)
     unload_pack(t, img);
 }
 
+/* A relative --root is a name under the cwd, resolved by resolve_name against the
+ * cwd of this call: calls alternating between cwds of different lengths on one
+ * context must each take the root from their own cwd. */
+static void root_name_tests(void)
+{
+    char tmpl[] = "/tmp/sg-evalroot-XXXXXX", a[128], b[128], p[192];
+    char *d = mkdtemp(tmpl);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    snprintf(a, sizeof a, "%s/aaaa", d);
+    snprintf(b, sizeof b, "%s/b", d);
+    const char *dirs[] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        CHECK(mkdir(dirs[i], 0700) == 0);
+        snprintf(p, sizeof p, "%s/ws", dirs[i]);
+        CHECK(mkdir(p, 0700) == 0);
+        snprintf(p, sizeof p, "%s/ws/f", dirs[i]);
+        touch(p);
+    }
+    const char *roots[] = { "ws" };
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 2; i++) {
+            sgr_opts o = { dirs[i], roots, 1, "/w" };
+            CHECK(sgr_eval(ctx, "cat ws/f", 8, &o)->decision == SGT_ALLOW);
+            const char *out = i ? "cat ../aaaa/ws/f" : "cat ../b/ws/f";
+            const sgr_result *r = sgr_eval(ctx, out, strlen(out), &o);
+            CHECK(r->decision == SGT_DENY && strcmp(r->rule_id, "default") == 0);
+        }
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/ws/f", dirs[i]);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/ws", dirs[i]);
+        rmdir(p);
+        rmdir(dirs[i]);
+    }
+    rmdir(d);
+}
+
 /* The resolved cwd is kept between calls while the path cache's epoch stands
  * (resolve_cwd): a cwd reached through a symlink that is repointed between two
  * calls must be resolved afresh, or operands would be taken from the old place. */
@@ -329,9 +370,7 @@ static void cwd_link_tests(void)
     snprintf(cur, sizeof cur, "%s/cur", d);
     CHECK(mkdir(ws, 0700) == 0 && mkdir(out, 0700) == 0 && symlink("ws", cur) == 0);
     snprintf(p, sizeof p, "%s/notes", ws);
-    FILE *f = fopen(p, "w");
-    if (f)
-        fclose(f);
+    touch(p);
     snprintf(p, sizeof p, "%s/notes", out);
     CHECK(symlink("/etc/hostname", p) == 0);
     const char *roots[] = { ws };
@@ -544,6 +583,7 @@ int main(void)
     CHECK(flips_ok);
     CHECK(trunc_ok);
     cwd_link_tests();
+    root_name_tests();
     resolve_name_tests();
     swap_tests();
     cwd_prefix_tests();
