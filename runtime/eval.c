@@ -38,8 +38,9 @@ struct sgr_ctx {
     char cwd_in[256], cwd_out[256];
     uint32_t cwd_outl;
     uint32_t rcwdl;
-    /* `path inside` per set, over the resolved cwd most paths start with: done once
-     * a call (pm_call[set] == ncalls), each path resumes from the state after it */
+    /* `path inside` per set outside the path group: its automaton over the resolved
+     * cwd most paths start with, run once a call (pm_call[set] == ncalls); each path
+     * resumes from the state after it */
     uint64_t *pm_call;
     uint32_t *pm_state;
     uint8_t *pm_hit;
@@ -789,8 +790,6 @@ static int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
     return st->dfa != SGT_NONE && sgr_dfa_match(&c->t->dfas[st->dfa], s, n) >= 0;
 }
 
-/* Is the resolved path s[0..n), or a directory above it, in set?  Paths under the
- * resolved cwd share its run: checked once a call, then resumed after it. */
 /* The length of set's longest exact word (measured on first use). */
 static size_t words_max(sgr_ctx *c, uint32_t set)
 {
@@ -804,34 +803,6 @@ static size_t words_max(sgr_ctx *c, uint32_t set)
         c->wmax[set] = (uint16_t)(m < UINT16_MAX - 1 ? m + 1 : UINT16_MAX);
     }
     return c->wmax[set] == UINT16_MAX ? SIZE_MAX : (size_t)c->wmax[set] - 1;
-}
-
-/* path_inside over set's own automaton (the group's fallback). */
-static int path_inside_set(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
-{
-    const sgt_set *st = &c->t->sets[set];
-    size_t wm = st->nwords ? words_max(c, set) : 0;
-    uint32_t cl = c->rcwdl;
-    int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
-    if (under_cwd && c->pm_call[set] != c->ncalls) {
-        uint32_t q = 1;
-        const uint8_t *p = (const uint8_t *)s;
-        c->pm_hit[set] = (uint8_t)(sgr_set_words_dirs(c->t, set, s, cl, 0, wm)
-                                   || (st->dfa != SGT_NONE
-                                       && sgr_dfa_dirs_from(&c->t->dfas[st->dfa], &q, p, p, p + cl)));
-        c->pm_state[set] = q;
-        c->pm_call[set] = c->ncalls;
-    }
-    if (under_cwd && c->pm_hit[set])
-        return 1;
-    if (st->nwords && sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0, wm))
-        return 1;
-    if (st->dfa == SGT_NONE)
-        return 0;
-    const sgr_dfa *d = &c->t->dfas[st->dfa];
-    const uint8_t *p = (const uint8_t *)s;
-    uint32_t q = under_cwd ? c->pm_state[set] : 1;
-    return sgr_dfa_dirs_from(d, &q, p, under_cwd ? p + cl : p, p + n) || d->accept[q] >= 0;
 }
 
 /* The exact words of set over path s[0..n) and the directories above it. */
@@ -849,6 +820,32 @@ static int words_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
             return 1;
     }
     return sgr_set_words_dirs(c->t, set, s, n, under_cwd ? cl : 0, wm);
+}
+
+/* path_inside over set's own words and automaton (when the path group cannot
+ * decide the set): the automaton's run over the cwd is made once a call and each
+ * path under it resumes after it. */
+static int path_inside_set(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    const sgt_set *st = &c->t->sets[set];
+    if (st->nwords && words_inside(c, set, s, n))
+        return 1;
+    if (st->dfa == SGT_NONE)
+        return 0;
+    const sgr_dfa *d = &c->t->dfas[st->dfa];
+    const uint8_t *p = (const uint8_t *)s;
+    uint32_t cl = c->rcwdl;
+    int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
+    if (under_cwd && c->pm_call[set] != c->ncalls) {
+        uint32_t q = 1;
+        c->pm_hit[set] = (uint8_t)sgr_dfa_dirs_from(d, &q, p, p, p + cl);
+        c->pm_state[set] = q;
+        c->pm_call[set] = c->ncalls;
+    }
+    if (under_cwd && c->pm_hit[set])
+        return 1;
+    uint32_t q = under_cwd ? c->pm_state[set] : 1;
+    return sgr_dfa_dirs_from(d, &q, p, under_cwd ? p + cl : p, p + n) || d->accept[q] >= 0;
 }
 
 /* The path group's mask for path i of nm, run once; -1 when the group cannot run
