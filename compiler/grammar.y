@@ -30,7 +30,7 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL.
+    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL.
 
 %left OR.
 %left AND.
@@ -88,7 +88,8 @@ hlimits(L) ::= hlimits(P) WORD(K) WORD(V).    { L = sgc_wlist_new(ps, &K, P); L 
 wordlist(L) ::= word(W).             { L = sgc_wlist_new(ps, &W, NULL); }
 wordlist(L) ::= wordlist(P) word(W). { L = sgc_wlist_new(ps, &W, P); }
 
-/* clause -> value|script|exec|end '{' WORD* '}'  |  skip N  |  runs nothing | flags */
+/* clause -> value|script|exec|end|text '{' WORD* '}'  |  text operand [unless '{' WORD* '}']
+ *         |  skip N  |  runs nothing | flags */
 %type clauses { sgc_clause * }
 %type clause { sgc_clause * }
 %type cwords { sgc_wlist * }
@@ -98,6 +99,9 @@ clause(C) ::= VALUE(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC
 clause(C) ::= SCRIPT(K) LBRACE cwords(W) RBRACE.    { C = sgc_clause_new(ps, SGC_CL_SCRIPT, &K, W, NULL); }
 clause(C) ::= EXEC(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_EXEC, &K, W, NULL); }
 clause(C) ::= END(K) LBRACE cwords(W) RBRACE.       { C = sgc_clause_new(ps, SGC_CL_END, &K, W, NULL); }
+clause(C) ::= TEXT(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_TEXT, &K, W, NULL); }
+clause(C) ::= TEXT(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_TEXT_OPERAND, &K, NULL, NULL); }
+clause(C) ::= TEXT(K) OPERAND UNLESS LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_TEXT_OPERAND, &K, W, NULL); }
 clause(C) ::= SKIP(K) WORD(N).        { C = sgc_clause_new(ps, SGC_CL_SKIP, &K, NULL, &N); }
 clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHING, &K, NULL, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }

@@ -975,7 +975,8 @@ static int add_path(sg_ref *ref, const char *cwds, const char *root, const char 
 }
 
 /* The path candidates of segment si: operands, option values, redirection
- * targets (not descriptor copies or heredocs), assignment values with a '/'. */
+ * targets (not descriptor copies or heredocs), assignment values with a '/';
+ * not what a program's declaration makes text. */
 static int seg_paths(sg_ref *ref, uint32_t si)
 {
     if (ref->paths_of == (int32_t)si)
@@ -988,13 +989,15 @@ static int seg_paths(sg_ref *ref, uint32_t si)
     const sgr_segment *s = &ref->r->cl.seg[si];
     const sgr_norm *nm = &ref->r->norm[si];
     const char *cwd = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
-    for (uint32_t i = 0; i < nm->npos; i++) {
+    /* the normaliser marks what a program's declaration says is text: its
+     * `text operand` and its `text` options' values */
+    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
         if (add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
             return -1;
     }
     for (uint32_t i = 0; i < nm->nvals; i++)
-        if (add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
+        if (!(nm->vflags[i] & SGR_V_TEXT) && add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *rd = &s->redirs[i];

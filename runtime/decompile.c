@@ -250,16 +250,28 @@ static void label(dc *d, uint32_t r)
     }
 }
 
+/* " KW { OPT... }" for the options of [off, +len) not in [xoff, +xlen) (the value
+ * options a `text` clause already names), nothing when none is left. */
+static void optlist_but(dc *d, const char *kw, uint32_t off, uint32_t len, uint32_t xoff, uint32_t xlen)
+{
+    int open = 0;
+    for (uint32_t k = 0; k < len; k++) {
+        const char *o = sgr_str(d->t, d->t->progopts[off + k]);
+        if (sgr_progopt_has(d->t, xoff, xlen, o, strlen(o)))
+            continue;
+        if (!open)
+            putf(d, " %s {", kw);
+        open = 1;
+        put(d, " ", 1);
+        qstr(d, o);
+    }
+    if (open)
+        puts_(d, " }");
+}
+
 static void optlist(dc *d, const char *kw, uint32_t off, uint32_t len)
 {
-    if (!len)
-        return;
-    putf(d, " %s {", kw);
-    for (uint32_t k = 0; k < len; k++) {
-        put(d, " ", 1);
-        qstr(d, sgr_str(d->t, d->t->progopts[off + k]));
-    }
-    puts_(d, " }");
+    optlist_but(d, kw, off, len, 0, 0);
 }
 
 int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err, size_t errlen)
@@ -310,7 +322,12 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         puts_(&d, (p->flags & SGT_PROG_WRAPPER) ? "wrapper " : "command ");
         qstr(&d, sgr_str(t, p->name));
         puts_(&d, " {");
-        optlist(&d, "value", p->value_off, p->value_len);
+        optlist_but(&d, "value", p->value_off, p->value_len, p->text_off, p->text_len);
+        optlist(&d, "text", p->text_off, p->text_len);
+        if (p->flags & SGT_PROG_TEXT_OPERAND) {
+            puts_(&d, " text operand");
+            optlist(&d, "unless", p->first_off, p->first_len);
+        }
         optlist(&d, "script", p->script_off, p->script_len);
         optlist(&d, "exec", p->exec_off, p->exec_len);
         optlist(&d, "end", p->end_off, p->end_len);

@@ -51,6 +51,7 @@ static const flagname prog_flags[] = {
     {SGT_PROG_WRAPPER, "wrapper"},     {SGT_PROG_RUNS_NOTHING, "runs-nothing"},
     {SGT_PROG_ASSIGNMENTS, "assignments"}, {SGT_PROG_PERMUTE, "permute"},
     {SGT_PROG_JOIN, "join"},           {SGT_PROG_MOREARGS, "moreargs"},
+    {SGT_PROG_TEXT_OPERAND, "text-operand"},
     {0, NULL}};
 
 /* Words shown per set operand in a disassembly line; the sets section lists all. */
@@ -376,13 +377,15 @@ static void dump_progspecs(dumper *d)
             put_flags(d, p->flags, prog_flags);
         }
         putf(d, " skip %u\n", p->skip);
-        const struct { uint32_t off, len; const char *name; } sl[4] = {
+        const struct { uint32_t off, len; const char *name; } sl[6] = {
             {p->value_off, p->value_len, "value"},
             {p->script_off, p->script_len, "script"},
             {p->exec_off, p->exec_len, "exec"},
             {p->end_off, p->end_len, "end"},
+            {p->text_off, p->text_len, "text"},
+            {p->first_off, p->first_len, "unless"},
         };
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < 6; j++)
             if (sl[j].len) {
                 putf(d, "    %s ", sl[j].name);
                 put_words(d, t->progopts, sl[j].off, sl[j].len, 0);

@@ -606,13 +606,14 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     nm->paths_state = 1;
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
-    for (uint32_t i = 0; i < nm->npos; i++) {
+    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
         if (add_path(c, nm, &cap, w->text, w->len, w->flags) < 0)
             return -1;
     }
     for (uint32_t i = 0; i < nm->nvals; i++)
-        if (add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
+        if (!(nm->vflags[i] & SGR_V_TEXT)
+            && add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *r = &s->redirs[i];
@@ -680,6 +681,18 @@ static int is_alnum(char ch)
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
 }
 
+/* SGR_V_TEXT when option o (n bytes) is one of ps's `text` options and its value
+ * counts as text where it stands: before the first operand, or anywhere for a
+ * program whose options keep their meaning after operands (`permute`).  A getopt
+ * program under POSIXLY_CORRECT reads `grep PAT FILE -e X` as three files, so a
+ * value after an operand stays a path candidate. */
+static uint32_t text_flag(const sgr_ctx *c, const sgt_progspec *ps, const sgr_norm *nm, const char *o, size_t n)
+{
+    if (!ps || !ps->text_len || (nm->npos && !(ps->flags & SGT_PROG_PERMUTE)))
+        return 0;
+    return sgr_progopt_has(c->t, ps->text_off, ps->text_len, o, n) ? SGR_V_TEXT : 0;
+}
+
 /* Split argv into options, option values and operands (see sgr_norm). */
 static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 {
@@ -715,11 +728,13 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, nl) < 0)
                 return -1;
             if (eq) {
-                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1, w->flags & ~SGR_W_TILDE) < 0)
+                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1,
+                             (w->flags & ~SGR_W_TILDE) | text_flag(c, ps, nm, t, nl)) < 0)
                     return -1;
             } else if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, nl) && i + 1 < s->argc) {
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len,
+                             s->argv[i].flags | text_flag(c, ps, nm, t, nl)) < 0)
                     return -1;
             }
             continue;
@@ -730,7 +745,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, w->len)) {
             if (i + 1 < s->argc) {
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len,
+                             s->argv[i].flags | text_flag(c, ps, nm, t, w->len)) < 0)
                     return -1;
             }
             continue;
@@ -746,12 +762,13 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (w->len > 2 && push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
                 return -1;
             if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, o, 2)) {
+                uint32_t tf = text_flag(c, ps, nm, o, 2);
                 if (k + 1 < w->len) {
-                    if (push_val(c, nm, &vcap, t + k + 1, w->len - k - 1, w->flags & ~SGR_W_TILDE) < 0)
+                    if (push_val(c, nm, &vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
                         return -1;
                 } else if (i + 1 < s->argc) {
                     i++;
-                    if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags) < 0)
+                    if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                         return -1;
                 }
                 break;
@@ -762,6 +779,14 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         const sgr_word *w = &s->argv[nm->pos[0]];
         nm->subcmd.s = w->text;
         nm->subcmd.len = w->len;
+        if (ps && (ps->flags & SGT_PROG_TEXT_OPERAND)) {
+            /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with
+             * one of them, the first operand is a file in any parsing mode) */
+            nm->first_text = 1;
+            for (uint32_t i = 0; i < nm->nopts && nm->first_text; i++)
+                if (sgr_progopt_has(c->t, ps->first_off, ps->first_len, nm->opts[i].s, nm->opts[i].len))
+                    nm->first_text = 0;
+        }
     }
     return 0;
 }

@@ -33,8 +33,11 @@ typedef struct sgr_norm {
     sgr_sv subcmd;                   /* first operand, after options (s NULL: none) */
     sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
-    uint32_t *vflags;                 /* SGR_W_* of the word each value came from */
+    uint32_t *vflags;                 /* SGR_W_* of the word each value came from, and
+                                       * SGR_V_TEXT */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
+    int first_text;                   /* operand pos[0] is text, not a file (a program's
+                                       * `text operand`: grep's pattern, git's command) */
     const char *cwd;                  /* cwd this segment runs in if every `cd` before it
                                        * on the line succeeded (for messages and hooks) */
     const char *const *cwds;          /* every cwd it may run in: the caller's and each
@@ -51,6 +54,10 @@ typedef struct sgr_norm {
     int outside;                      /* a path leaves every root (or is unknown) */
     sgr_sv outside_path;             /* the first one that does */
 } sgr_norm;
+
+/* In vflags: the value of a program's `text` option (a pattern, a number), which
+ * the program never opens: not a path candidate. */
+#define SGR_V_TEXT 0x80000000u
 
 #define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
 #define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 1u
+#define SGT_VERSION 2u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -195,6 +195,8 @@ typedef struct sgt_bucket {
 #define SGT_PROG_PERMUTE      0x08u       /* options may follow positionals */
 #define SGT_PROG_JOIN         0x10u       /* the rest, joined by spaces, is a script */
 #define SGT_PROG_MOREARGS     0x20u       /* the inner command gets more args (xargs) */
+#define SGT_PROG_TEXT_OPERAND 0x40u       /* the first operand is text, not a file (grep's
+                                           * pattern), unless an option of first_* is given */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
@@ -204,6 +206,10 @@ typedef struct sgt_progspec {
     uint32_t script_off, script_len;      /* PROGOPTS: options whose value is a script */
     uint32_t exec_off, exec_len;          /* PROGOPTS: words starting an inner command */
     uint32_t end_off, end_len;            /* PROGOPTS: words ending it */
+    uint32_t text_off, text_len;          /* PROGOPTS: value options whose value is text
+                                           * (a pattern, a number), never a file */
+    uint32_t first_off, first_len;        /* PROGOPTS: options that, given, make the first
+                                           * operand a file again (grep -e, -f) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

@@ -595,7 +595,8 @@ static int check_progspecs(vctx *v)
 {
     const sgr_table *t = v->t;
     const uint32_t known = SGT_PROG_WRAPPER | SGT_PROG_RUNS_NOTHING | SGT_PROG_ASSIGNMENTS |
-                           SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS;
+                           SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
+                           SGT_PROG_TEXT_OPERAND;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
         if (check_str(v, p->name, "progspec", i, "name"))
@@ -604,13 +605,17 @@ static int check_progspecs(vctx *v)
             return fail(v, "progspec %u: names not strictly sorted", i);
         if (p->flags & ~known)
             return fail(v, "progspec %u: unknown flags 0x%x", i, p->flags & ~known);
-        const struct { uint32_t off, len; const char *name; } sl[4] = {
+        const struct { uint32_t off, len; const char *name; } sl[6] = {
             {p->value_off, p->value_len, "value options"},
             {p->script_off, p->script_len, "script options"},
             {p->exec_off, p->exec_len, "exec words"},
             {p->end_off, p->end_len, "end words"},
+            {p->text_off, p->text_len, "text options"},
+            {p->first_off, p->first_len, "text-operand options"},
         };
-        for (int j = 0; j < 4; j++) {
+        if (p->first_len && !(p->flags & SGT_PROG_TEXT_OPERAND))
+            return fail(v, "progspec %u: text-operand options without the text-operand flag", i);
+        for (int j = 0; j < 6; j++) {
             if (!slice_ok(sl[j].off, sl[j].len, t->nprogopts))
                 return fail(v, "progspec %u: %s [%u, +%u) outside progopts (%u)", i,
                             sl[j].name, sl[j].off, sl[j].len, t->nprogopts);
@@ -695,11 +700,12 @@ static int filter_progopts(sgr_table *t)
         return -1;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
-        const uint32_t sl[4][2] = {
+        const uint32_t sl[6][2] = {
             {p->value_off, p->value_len}, {p->script_off, p->script_len},
             {p->exec_off, p->exec_len}, {p->end_off, p->end_len},
+            {p->text_off, p->text_len}, {p->first_off, p->first_len},
         };
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < 6; j++) {
             if (!sl[j][1])
                 continue;
             struct sgr_optfilt f = { sl[j][1], { 0, 0 } };

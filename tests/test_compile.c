@@ -95,6 +95,96 @@ static void unload_pack(sgr_table *t, uint8_t *img)
     free(img);
 }
 
+/* Decompiled text, appended to a growing NUL-terminated buffer. */
+typedef struct dbuf {
+    char *p;
+    size_t n;
+} dbuf;
+
+static void dbuf_out(void *ud, const char *s, size_t n)
+{
+    dbuf *b = ud;
+    char *q = realloc(b->p, b->n + n + 1);
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    memcpy(q + b->n, s, n);
+    b->n += n;
+    q[b->n] = '\0';
+    b->p = q;
+}
+
+/* `text` options and `text operand` (std/programs): what they take out of the path
+ * candidates, and only that, for both `path inside` and `path outside workspace`;
+ * then the same decisions from the decompiled and recompiled table. */
+static void text_decl_cases(void)
+{
+    static const struct { const char *cmd; uint32_t dec; const char *rule; } cases[] = {
+        { "g sec1 x", SGT_ALLOW, "default" },          /* the first operand is text */
+        { "g x sec1", SGT_DENY, "t:sec" },             /* the second is a file */
+        { "g /etc/x docs", SGT_ALLOW, "default" },
+        { "g docs /etc/x", SGT_ASK, "t:out" },
+        { "g -e sec1 x", SGT_ALLOW, "default" },       /* -e's value is text */
+        { "g -e x sec1", SGT_DENY, "t:sec" },          /* with -e the first operand is a file */
+        { "g -ex sec1", SGT_DENY, "t:sec" },
+        { "g -re x sec1", SGT_DENY, "t:sec" },
+        { "g -f sec1 x", SGT_DENY, "t:sec" },          /* -f takes a file */
+        { "g -f x sec1", SGT_DENY, "t:sec" },
+        { "g --key=sec1 x", SGT_ALLOW, "default" },    /* --opt=VALUE */
+        { "g --key sec1 x", SGT_ALLOW, "default" },
+        { "g -ksec1 x", SGT_ALLOW, "default" },        /* -xVALUE in a cluster */
+        { "g -rk sec1 x", SGT_ALLOW, "default" },
+        { "g -k /etc/x", SGT_ALLOW, "default" },
+        { "g x y -e sec1", SGT_DENY, "t:sec" },        /* after an operand: a file */
+        { "g x y --key=sec1", SGT_DENY, "t:sec" },
+        { "g x -k sec1", SGT_DENY, "t:sec" },
+        { "g sec1 y -e z", SGT_DENY, "t:sec" },        /* -e anywhere: sec1 is a file */
+        { "g -- -e sec1", SGT_DENY, "t:sec" },         /* "-e" is the pattern */
+        { "g -- sec1", SGT_ALLOW, "default" },
+        { "g sec1 < sec2", SGT_DENY, "t:sec" },        /* redirections stay */
+        { "p a -x sec1", SGT_ALLOW, "default" },       /* permute: text anywhere */
+        { "p a -y sec1", SGT_DENY, "t:sec" },
+        { "p a --long=sec1", SGT_ALLOW, "default" },
+        { "q /etc/passwd", SGT_ALLOW, "default" },     /* text operand, no unless */
+        { "q a /etc/passwd", SGT_ASK, "t:out" },
+        { "h sec1 x", SGT_DENY, "t:sec" },             /* undeclared: every operand */
+        { "h -e sec1", SGT_DENY, "t:sec" },
+    };
+    static const char pack[] =
+        "pack t version 1\n"
+        "default allow\n"
+        "command g { value { -f } text { -e -k --key } text operand unless { -e -f } }\n"
+        "command p { text { -x --long } permute }\n"
+        "command q { text operand }\n"
+        "sec: deny path inside { /w/proj/sec* } \"sec {path}\"\n"
+        "out: ask path outside workspace \"out {path}\"\n";
+    uint8_t *img, *img2 = NULL;
+    sgr_table *t = load_pack(pack, &img), *t2 = NULL;
+    if (!t)
+        return;
+    dbuf d = { NULL, 0 };
+    char err[256];
+    CHECK(sgr_table_decompile(t, dbuf_out, &d, err, sizeof err) == 0);
+    CHECK(d.p && strstr(d.p, "command \"g\" { value { \"-f\" } text { \"--key\" \"-e\" \"-k\" } text operand unless { \"-e\" \"-f\" } }"));
+    CHECK(d.p && strstr(d.p, "command \"p\" { text { \"--long\" \"-x\" } permute }"));
+    CHECK(d.p && strstr(d.p, "command \"q\" { text operand }"));
+    if (d.p)
+        t2 = load_pack(d.p, &img2);
+    sgr_table *tabs[2] = { t, t2 };
+    for (int k = 0; k < 2 && tabs[k]; k++) {
+        ctx = sgr_ctx_new(tabs[k]);
+        CHECK(ctx != NULL);
+        for (size_t i = 0; ctx && i < sizeof cases / sizeof *cases; i++)
+            expect(cases[i].cmd, cases[i].dec, cases[i].rule);
+        sgr_ctx_free(ctx);
+        ctx = NULL;
+    }
+    free(d.p);
+    if (t2)
+        unload_pack(t2, img2);
+    unload_pack(t, img);
+}
+
 /* A rule the index files under a program skips its leading `program` test when
  * reached through the index (index_implies in runtime/eval.c): the decisions must
  * be those of running it whole, for one-test rules, `program S and ...`, tests
@@ -509,6 +599,7 @@ int main(void)
     sgr_table *t = NULL;
     CHECK(sgr_table_load(a, len, &t, err, sizeof err) == 0);
     index_implies_tests();
+    text_decl_cases();
     index_or_tests();
     ctx = sgr_ctx_new(t);
 
