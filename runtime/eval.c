@@ -681,16 +681,20 @@ static int is_alnum(char ch)
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
 }
 
-/* SGR_V_TEXT when option o (n bytes) is one of ps's `text` options and its value
- * counts as text where it stands: before the first operand, or anywhere for a
- * program whose options keep their meaning after operands (`permute`).  A getopt
- * program under POSIXLY_CORRECT reads `grep PAT FILE -e X` as three files, so a
- * value after an operand stays a path candidate. */
-static uint32_t text_flag(const sgr_ctx *c, const sgt_progspec *ps, const sgr_norm *nm, const char *o, size_t n)
+/* What option o (n bytes) is to program spec ps: SGR_OPT_* (0 without a spec). */
+static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o, size_t n)
 {
-    if (!ps || !ps->text_len || (nm->npos && !(ps->flags & SGT_PROG_PERMUTE)))
-        return 0;
-    return sgr_progopt_has(c->t, ps->text_off, ps->text_len, o, n) ? SGR_V_TEXT : 0;
+    return ps ? sgr_progopt_bits(c->t, ps, o, n) : 0;
+}
+
+/* SGR_V_TEXT for the value of an option with bits b when it is one of ps's `text`
+ * options and counts as text where it stands: before the first operand, or
+ * anywhere for a program whose options keep their meaning after operands
+ * (`permute`).  A getopt program under POSIXLY_CORRECT reads `grep PAT FILE -e X`
+ * as three files, so a value after an operand stays a path candidate. */
+static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b)
+{
+    return (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
 }
 
 /* Split argv into options, option values and operands (see sgr_norm). */
@@ -705,12 +709,11 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         return 0;
     nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
     const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
-    uint32_t ocap = 0, vcap = 0, pcap = 0;
+    uint32_t ocap = 0, vcap = 0, seen = 0;    /* seen: SGR_OPT_* of every option given */
     int done = 0;
     nm->pos = sg_arena_alloc(&c->arena, sizeof(uint32_t) * s->argc);
     if (!nm->pos)
         return -1;
-    (void)pcap;
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];
         const char *t = w->text;
@@ -727,14 +730,15 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             uint32_t nl = eq ? (uint32_t)(eq - t) : w->len;
             if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, nl) < 0)
                 return -1;
+            uint32_t b = opt_bits(c, ps, t, nl);
+            seen |= b;
             if (eq) {
-                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1,
-                             (w->flags & ~SGR_W_TILDE) | text_flag(c, ps, nm, t, nl)) < 0)
+                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b)) < 0)
                     return -1;
-            } else if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, nl) && i + 1 < s->argc) {
+            } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
+                uint32_t tf = text_of(ps, nm, b);
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len,
-                             s->argv[i].flags | text_flag(c, ps, nm, t, nl)) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
             continue;
@@ -742,11 +746,13 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         /* single dash: the word itself (for -exec, -name), then its letters */
         if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, w->len) < 0)
             return -1;
-        if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, t, w->len)) {
+        uint32_t b = opt_bits(c, ps, t, w->len);
+        seen |= b;
+        if (b & SGR_OPT_VALUE) {
             if (i + 1 < s->argc) {
+                uint32_t tf = text_of(ps, nm, b);
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len,
-                             s->argv[i].flags | text_flag(c, ps, nm, t, w->len)) < 0)
+                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
             continue;
@@ -759,10 +765,15 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 break;
             }
             const char *o = c->short_opt[(uint8_t)t[k]];    /* "-x" (is_alnum: ASCII) */
-            if (w->len > 2 && push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
-                return -1;
-            if (ps && sgr_progopt_has(c->t, ps->value_off, ps->value_len, o, 2)) {
-                uint32_t tf = text_flag(c, ps, nm, o, 2);
+            uint32_t ob = b;                                 /* -x alone: the word itself */
+            if (w->len > 2) {
+                if (push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
+                    return -1;
+                ob = opt_bits(c, ps, o, 2);
+                seen |= ob;
+            }
+            if (ob & SGR_OPT_VALUE) {
+                uint32_t tf = text_of(ps, nm, ob);
                 if (k + 1 < w->len) {
                     if (push_val(c, nm, &vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
                         return -1;
@@ -779,14 +790,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         const sgr_word *w = &s->argv[nm->pos[0]];
         nm->subcmd.s = w->text;
         nm->subcmd.len = w->len;
-        if (ps && (ps->flags & SGT_PROG_TEXT_OPERAND)) {
-            /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with
-             * one of them, the first operand is a file in any parsing mode) */
-            nm->first_text = 1;
-            for (uint32_t i = 0; i < nm->nopts && nm->first_text; i++)
-                if (sgr_progopt_has(c->t, ps->first_off, ps->first_len, nm->opts[i].s, nm->opts[i].len))
-                    nm->first_text = 0;
-        }
+        /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with one
+         * of them, the first operand is a file in any parsing mode) */
+        nm->first_text = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST);
     }
     return 0;
 }

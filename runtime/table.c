@@ -741,6 +741,53 @@ static int hash_progspecs(sgr_table *t)
     return 0;
 }
 
+/* Every option of every (verified) program spec in one open-addressed table, with
+ * the lists it is in as bits, and each spec's options in one filter: the
+ * normaliser asks what an option is once, not once per list. */
+static int hash_progopts(sgr_table *t)
+{
+    t->progfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->progfilt);
+    if (!t->progfilt)
+        return -1;
+    size_t total = 0;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const sgt_progspec *p = &t->progs[i];
+        total += (size_t)p->value_len + p->script_len + p->exec_len + p->end_len + p->text_len + p->first_len;
+    }
+    uint32_t n = 4;
+    while (n <= 2 * total)
+        n *= 2;
+    t->opttab = sg_malloc(sizeof *t->opttab * n);
+    if (!t->opttab)
+        return -1;
+    t->nopttab = n;
+    for (uint32_t h = 0; h < n; h++)
+        t->opttab[h] = (struct sgr_optent){ 0, SGT_NONE, 0 };
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const sgt_progspec *p = &t->progs[i];
+        const uint32_t sl[6][3] = {
+            {p->value_off, p->value_len, SGR_OPT_VALUE}, {p->script_off, p->script_len, SGR_OPT_SCRIPT},
+            {p->exec_off, p->exec_len, SGR_OPT_EXEC}, {p->end_off, p->end_len, SGR_OPT_END},
+            {p->text_off, p->text_len, SGR_OPT_TEXT}, {p->first_off, p->first_len, SGR_OPT_FIRST},
+        };
+        for (int j = 0; j < 6; j++)
+            for (uint32_t k = 0; k < sl[j][1]; k++) {
+                uint32_t ref = t->progopts[sl[j][0] + k];
+                const char *o = sgr_str(t, ref);
+                size_t ol = strlen(o);
+                sgr_strfilt_add(&t->progfilt[i], o, ol, 1);
+                uint32_t h = (sgr_hash_name(o, ol) ^ i * 0x9e3779b9u) & (n - 1);
+                while (t->opttab[h].name != SGT_NONE
+                       && !(t->opttab[h].prog == i && strcmp(sgr_str(t, t->opttab[h].name), o) == 0))
+                    h = (h + 1) & (n - 1);
+                t->opttab[h].prog = i;
+                t->opttab[h].name = ref;
+                t->opttab[h].bits |= sl[j][2];
+            }
+    }
+    return 0;
+}
+
 int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen)
 {
     vctx v = {NULL, err, errlen};
@@ -775,7 +822,7 @@ int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, s
     if (check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
         check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0) {
+    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0 || hash_progopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
     }
@@ -793,6 +840,8 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->dfas);
     sg_free(t->dfa_loops);
     sg_free(t->proghash);
+    sg_free(t->opttab);
+    sg_free(t->progfilt);
     sg_free(t->optfilt);
     sg_free(t);
 }
@@ -884,6 +933,19 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     if (sgr_set_words_dirs(t, s, str, len, 0, SIZE_MAX))
         return 1;
     return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
+}
+
+uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
+{
+    uint32_t pi = (uint32_t)(ps - t->progs), mask = t->nopttab - 1;
+    if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))
+        return 0;
+    /* terminates: fewer than half the slots are used */
+    for (uint32_t h = (sgr_hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
+         h = (h + 1) & mask)
+        if (t->opttab[h].prog == pi && cmp_counted(sgr_str(t, t->opttab[h].name), str, slen) == 0)
+            return t->opttab[h].bits;
+    return 0;
 }
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)

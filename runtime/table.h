@@ -54,6 +54,13 @@ typedef struct sgr_table {
                                * first is '-') */
     } *optfilt;               /* heap */
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
+    struct sgr_optent {       /* every option of every progspec: what it is */
+        uint32_t prog;        /* progspec index */
+        uint32_t name;        /* string ref, SGT_NONE when the slot is empty */
+        uint32_t bits;        /* SGR_OPT_* */
+    } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
+    uint32_t nopttab;         /* a power of two > 2 * the options listed */
+    sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
     const uint32_t *progopts; uint32_t nprogopts;
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;
@@ -107,6 +114,14 @@ int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
                        size_t maxlen);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
+/* Which of program spec ps's option lists name str (one lookup for all of them). */
+#define SGR_OPT_VALUE  0x01u          /* value_off: takes a value */
+#define SGR_OPT_TEXT   0x02u          /* text_off: its value is text */
+#define SGR_OPT_FIRST  0x04u          /* first_off: makes the first operand a file */
+#define SGR_OPT_SCRIPT 0x08u
+#define SGR_OPT_EXEC   0x10u
+#define SGR_OPT_END    0x20u
+uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
  * in bucket (hash & (nbuckets - 1)) or, probing linearly (wrapping), in the first
  * bucket after it; an empty bucket (name == SGT_NONE) ends the probe.  Strings in
