@@ -48,6 +48,7 @@ struct sgr_ctx {
     /* `path inside` over the automata of every set a rule checks paths against, in
      * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
     uint32_t *pg_mask;                  /* [nsets] the group's bits for the set, 0: none */
+    uint32_t pg_union;                  /* the bits of every set the group decides alone */
     uint8_t *pg_full;                   /* [nsets] the group decides the set alone: its
                                          * automaton and its exact words are in it */
     const sgr_dfa *pg_dfas[SGR_PG_MAX];
@@ -97,19 +98,23 @@ enum {
     F_ASSIGNS = 1 << 6,
     F_OTHERS = 1 << 7,    /* another segment on the line runs a program */
     F_DYN = 1 << 8,       /* the segment is dynamic */
-    F_ALL = (1 << 9) - 1
+    F_PGHIT = 1 << 9,     /* a path is in some set the path group decides alone; known
+                           * only once the paths are resolved (decide_segment) */
+    F_ALL = (1 << 10) - 1
 };
 
-/* The features without which predicate op (operand a) is false. */
-static uint32_t op_needs(uint32_t op, uint32_t a)
+/* The features without which predicate op (operands a, b) is false; pg_full:
+ * the sets the context's path group decides alone. */
+static uint32_t op_needs(uint32_t op, uint32_t a, uint32_t b, const uint8_t *pg_full)
 {
     switch (op) {
+    case SGT_OP_PATH_INSIDE: return F_PATHS | (pg_full[b] ? F_PGHIT : 0);
     case SGT_OP_PROGRAM: return F_PROG;
     case SGT_OP_SUBCOMMAND: return F_SUB;
     case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
     case SGT_OP_ARG_ANY: return F_ARGS;
     case SGT_OP_ARG_AT: return a >= 1 ? F_ARGS : F_PROG;
-    case SGT_OP_PATH_OUTSIDE: case SGT_OP_PATH_INSIDE: return F_PATHS;
+    case SGT_OP_PATH_OUTSIDE: return F_PATHS;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS: return F_REDIRS;
     case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL: return F_ASSIGNS;
     case SGT_OP_PIPED_FROM: case SGT_OP_PIPED_TO: return F_OTHERS;
@@ -123,7 +128,7 @@ static uint32_t op_needs(uint32_t op, uint32_t a)
  * the accumulator may be 0/1 when pc is reached).  A rule needs f when no path ends
  * with the accumulator 1 in scenario f.  Conditions calling a Lua hook need
  * nothing: a hook's failure denies even when the rest of the rule cannot match. */
-static uint32_t rule_needs(const uint32_t *code, uint32_t len)
+static uint32_t rule_needs(const uint32_t *code, uint32_t len, const uint8_t *pg_full)
 {
     enum { maxn = 128 };
     uint32_t n = len / 2;
@@ -143,7 +148,7 @@ static uint32_t rule_needs(const uint32_t *code, uint32_t len)
         /* the loader guarantees pc + 1 + b <= n */
         case SGT_OP_JUMP_FALSE: m0[pc + 1 + b] |= (uint16_t)z; m1[pc + 1] |= (uint16_t)o; continue;
         case SGT_OP_JUMP_TRUE: m1[pc + 1 + b] |= (uint16_t)o; m0[pc + 1] |= (uint16_t)z; continue;
-        default: nz = r; no = r & ~op_needs(op, a); break;
+        default: nz = r; no = r & ~op_needs(op, a, b, pg_full); break;
         }
         m0[pc + 1] |= (uint16_t)nz;
         m1[pc + 1] |= (uint16_t)no;
@@ -307,8 +312,6 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
         sgr_ctx_free(c);
         return NULL;
     }
-    for (uint32_t r = 0; r < t->nrules; r++)
-        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len);
     index_implies(t, c->implied);
     for (int ch = 0; ch < 128; ch++) {
         c->short_opt[ch][0] = '-';
@@ -318,6 +321,11 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
         sgr_ctx_free(c);
         return NULL;
     }
+    for (uint32_t set = 0; set < t->nsets; set++)
+        if (c->pg_full[set])
+            c->pg_union |= c->pg_mask[set];
+    for (uint32_t r = 0; r < t->nrules; r++)
+        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len, c->pg_full);
     return c;
 }
 
@@ -1492,6 +1500,17 @@ static int better_seg(uint32_t d, int32_t r, uint32_t bestd, int32_t bestr)
 }
 
 /* Evaluate the rules for segment si; fills seg_decision/seg_rule. */
+/* Is a path of segment si in a set the path group decides alone (F_PGHIT)?  1
+ * also when the group cannot tell (the rules then test each set themselves); -1
+ * out of memory. */
+static int seg_pg_hit(sgr_ctx *c, uint32_t si)
+{
+    if (resolve_paths(c, si) < 0)
+        return -1;
+    int64_t all = paths_mask(c, &c->res.norm[si]);
+    return all < 0 || (all & c->pg_union) != 0;
+}
+
 static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *dec_out)
 {
     const sgr_table *t = c->t;
@@ -1506,6 +1525,7 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
     int dyn_handled = 0;
     sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
     uint32_t have = seg_features(c, si);
+    int pg_known = 0;
     while (i < nidx || j < nany) {
         uint32_t r, from = 0;
         if (j >= nany || (i < nidx && idx[i] < any[j])) {
@@ -1514,7 +1534,18 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
         } else {
             r = any[j++];
         }
-        if (c->need[r] & ~have) {
+        uint32_t miss = c->need[r] & ~have;
+        if (miss == F_PGHIT && !pg_known) {
+            /* the first rule that needs a path in a group set: resolve the paths and
+             * see, once for the segment, whether any is in one */
+            pg_known = 1;
+            int h = seg_pg_hit(c, si);
+            if (h < 0)
+                return -1;
+            have |= h ? F_PGHIT : 0;
+            miss = c->need[r] & ~have;
+        }
+        if (miss) {
             if (c->trace)
                 c->trace(c->trace_ud, (int32_t)si, r, 0);
             continue;                        /* cannot match: see rule_needs */
