@@ -45,6 +45,10 @@ struct sgr_ctx {
     uint32_t *pm_state;
     uint8_t *pm_hit;
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
+    uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
+                                         * + 1, DMIN_NEVER: none, 0: not yet measured */
+    uint32_t *bfs_queue;                /* [largest nstates] dfa_min's scratch */
+    uint8_t *bfs_seen;
     /* `path inside` over the automata of every set a rule checks paths against, in
      * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
     uint32_t *pg_mask;                  /* [nsets] the group's bits for the set, 0: none */
@@ -301,6 +305,12 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
+    size_t maxst = 1;
+    for (uint32_t d = 0; d < t->ndfas; d++)
+        maxst = t->dfas[d].nstates > maxst ? t->dfas[d].nstates : maxst;
+    c->dmin = sg_calloc(t->ndfas ? t->ndfas : 1, sizeof *c->dmin);
+    c->bfs_queue = sg_malloc(maxst * sizeof *c->bfs_queue);
+    c->bfs_seen = sg_malloc(maxst);
     c->pg_mask = sg_calloc(ns, sizeof *c->pg_mask);
     c->pg_full = sg_calloc(ns, 1);
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
@@ -308,7 +318,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->wf = sg_calloc(ns, sizeof *c->wf);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
     if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_full || !c->pw_call
-        || !c->pw_hit || !c->implied || !c->wf) {
+        || !c->pw_hit || !c->implied || !c->wf || !c->dmin || !c->bfs_queue || !c->bfs_seen) {
         sgr_ctx_free(c);
         return NULL;
     }
@@ -339,6 +349,9 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_state);
     sg_free(c->pm_hit);
     sg_free(c->wmax);
+    sg_free(c->dmin);
+    sg_free(c->bfs_queue);
+    sg_free(c->bfs_seen);
     sg_free(c->pg_mask);
     sg_free(c->pg_full);
     for (uint32_t i = 0; i < c->pg_ntries; i++)
@@ -820,13 +833,51 @@ static int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
     return sgr_strfilt_may(&c->wf[set], s, n, 0);
 }
 
-/* Is s[0..n) in set: one of its exact words, or matched by its automaton? */
+#define DMIN_NEVER UINT32_MAX
+
+/* 1 + the length of the shortest string automaton d accepts, or DMIN_NEVER when it
+ * accepts none (measured on first use).  Breadth first from the start state over
+ * every class; a string that reaches the dead state is refused whatever follows,
+ * so no path goes through it.  A class no byte maps to can only make the length
+ * shorter than the truth, never longer: still a bound a shorter string fails. */
+static uint32_t dfa_min(sgr_ctx *c, uint32_t d)
+{
+    if (!c->dmin[d]) {
+        const sgr_dfa *a = &c->t->dfas[d];
+        uint32_t *q = c->bfs_queue, head = 0, tail = 0, found = DMIN_NEVER;
+        uint8_t *seen = c->bfs_seen;
+        memset(seen, 0, a->nstates);
+        seen[0] = seen[1] = 1;
+        q[tail++] = 1;
+        for (uint32_t len = 0; head < tail && found == DMIN_NEVER; len++) {
+            for (uint32_t end = tail; head < end; head++) {  /* the states len bytes away */
+                const uint32_t *row = a->trans + (size_t)q[head] * a->nclasses;
+                if (a->accept[q[head]] >= 0) {
+                    found = len + 1;
+                    break;
+                }
+                for (uint32_t k = 0; k < a->nclasses; k++)
+                    if (!seen[row[k]]) {
+                        seen[row[k]] = 1;
+                        q[tail++] = row[k];
+                    }
+            }
+        }
+        c->dmin[d] = found;
+    }
+    return c->dmin[d];
+}
+
+/* Is s[0..n) in set: one of its exact words, or matched by its automaton?  Most
+ * words tested against an unanchored pattern (`arg matches /drop\s+table/`) are
+ * shorter than anything it accepts and fail on their length alone. */
 static int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
     const sgt_set *st = &c->t->sets[set];
     if (st->nwords && words_may_have(c, set, s, n) && sgr_set_words_has(c->t, set, s, n))
         return 1;
-    return st->dfa != SGT_NONE && sgr_dfa_match(&c->t->dfas[st->dfa], s, n) >= 0;
+    return st->dfa != SGT_NONE && n >= dfa_min(c, st->dfa) - 1
+           && sgr_dfa_match(&c->t->dfas[st->dfa], s, n) >= 0;
 }
 
 /* The length of set's longest exact word (measured on first use). */

@@ -275,6 +275,55 @@ static void index_or_tests(void)
     unload_pack(t, img);
 }
 
+/* A word shorter than anything a set's automaton accepts is refused on its length
+ * (dfa_min in runtime/eval.c): the bound must be the shortest accepted length
+ * exactly, over alternatives of different lengths, with the empty string, in a set
+ * that also has exact words (shorter than the automaton's shortest), and through
+ * every predicate that tests words. */
+static void dfa_min_tests(void)
+{
+    static const char pack[] =
+        "pack m version 1\n"
+        "default allow\n"
+        "short: deny arg matches /abc|x{5}/ \"arg {arg}\"\n"
+        "empty: ask program echo and arg matches /^q*$/\n"
+        "mixed: deny program tool and arg in { ab *.longer }\n"
+        "prog: deny program /^[a-z]{7}$/\n"
+        "sub: deny program git and subcommand /^[a-z]{4}-x$/\n"
+        "opt: deny program ls and option /^--[a-z]{3}$/ \"opt {option}\"\n";
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        expect("cat abc", SGT_DENY, "m:short");
+        CHECK_STR(ev("cat q zabcz")->message, "arg zabcz");
+        expect("cat ab", SGT_ALLOW, "default");
+        expect("cat xxxxx", SGT_DENY, "m:short");
+        expect("cat xxxx", SGT_ALLOW, "default");
+        expect("cat xxxxabxx", SGT_ALLOW, "default");
+        expect("echo ''", SGT_ASK, "m:empty");
+        expect("echo q", SGT_ASK, "m:empty");
+        expect("echo ab", SGT_ALLOW, "default");
+        expect("tool ab", SGT_DENY, "m:mixed");
+        expect("tool a", SGT_ALLOW, "default");
+        expect("tool .longer", SGT_DENY, "m:mixed");
+        expect("tool longer", SGT_ALLOW, "default");
+        expect("abcdefg", SGT_DENY, "m:prog");
+        expect("abcdef", SGT_ALLOW, "default");
+        expect("git wxyz-x", SGT_DENY, "m:sub");
+        expect("git wxy-x", SGT_ALLOW, "default");
+        expect("ls --wxy", SGT_DENY, "m:opt");
+        CHECK_STR(ev("ls -l --wxy")->message, "opt --wxy");
+        expect("ls --wx", SGT_ALLOW, "default");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* Path resolution goes through a per-context cache from a context's second call
  * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
  * context is seen by the next call, and so is a cwd swapped for a symlink. */
@@ -601,6 +650,7 @@ int main(void)
     index_implies_tests();
     text_decl_cases();
     index_or_tests();
+    dfa_min_tests();
     ctx = sgr_ctx_new(t);
 
     /* decisions: deny > ask > allow, across rules and segments */
