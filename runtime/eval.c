@@ -820,64 +820,83 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 
 /* ---- predicates -------------------------------------------------------------- */
 
-/* May s[0..n) be one of set's exact words?  0: certainly not. */
-static int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+/* words_may_have's first use of set: its filter. */
+__attribute__((noinline))
+static void words_filter(sgr_ctx *c, uint32_t set)
 {
-    if (!c->wf[set].lens) {
-        const sgt_set *st = &c->t->sets[set];
-        for (uint32_t k = 0; k < st->nwords; k++) {
-            const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
-            sgr_strfilt_add(&c->wf[set], w, strlen(w), 0);
-        }
+    const sgt_set *st = &c->t->sets[set];
+    for (uint32_t k = 0; k < st->nwords; k++) {
+        const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
+        sgr_strfilt_add(&c->wf[set], w, strlen(w), 0);
     }
+}
+
+/* May s[0..n) be one of set's exact words?  0: certainly not. */
+static inline int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    if (!c->wf[set].lens)
+        words_filter(c, set);
     return sgr_strfilt_may(&c->wf[set], s, n, 0);
 }
 
 #define DMIN_NEVER UINT32_MAX
 
-/* 1 + the length of the shortest string automaton d accepts, or DMIN_NEVER when it
- * accepts none (measured on first use).  Breadth first from the start state over
+/* dfa_min's first use of automaton d: breadth first from the start state over
  * every class; a string that reaches the dead state is refused whatever follows,
  * so no path goes through it.  A class no byte maps to can only make the length
  * shorter than the truth, never longer: still a bound a shorter string fails. */
-static uint32_t dfa_min(sgr_ctx *c, uint32_t d)
+__attribute__((noinline))
+static uint32_t dfa_measure(sgr_ctx *c, uint32_t d)
 {
-    if (!c->dmin[d]) {
-        const sgr_dfa *a = &c->t->dfas[d];
-        uint32_t *q = c->bfs_queue, head = 0, tail = 0, found = DMIN_NEVER;
-        uint8_t *seen = c->bfs_seen;
-        memset(seen, 0, a->nstates);
-        seen[0] = seen[1] = 1;
-        q[tail++] = 1;
-        for (uint32_t len = 0; head < tail && found == DMIN_NEVER; len++) {
-            for (uint32_t end = tail; head < end; head++) {  /* the states len bytes away */
-                const uint32_t *row = a->trans + (size_t)q[head] * a->nclasses;
-                if (a->accept[q[head]] >= 0) {
-                    found = len + 1;
-                    break;
-                }
-                for (uint32_t k = 0; k < a->nclasses; k++)
-                    if (!seen[row[k]]) {
-                        seen[row[k]] = 1;
-                        q[tail++] = row[k];
-                    }
+    const sgr_dfa *a = &c->t->dfas[d];
+    uint32_t *q = c->bfs_queue, head = 0, tail = 0, found = DMIN_NEVER;
+    uint8_t *seen = c->bfs_seen;
+    memset(seen, 0, a->nstates);
+    seen[0] = seen[1] = 1;
+    q[tail++] = 1;
+    for (uint32_t len = 0; head < tail && found == DMIN_NEVER; len++) {
+        for (uint32_t end = tail; head < end; head++) {  /* the states len bytes away */
+            const uint32_t *row = a->trans + (size_t)q[head] * a->nclasses;
+            if (a->accept[q[head]] >= 0) {
+                found = len + 1;
+                break;
             }
+            for (uint32_t k = 0; k < a->nclasses; k++)
+                if (!seen[row[k]]) {
+                    seen[row[k]] = 1;
+                    q[tail++] = row[k];
+                }
         }
-        c->dmin[d] = found;
     }
-    return c->dmin[d];
+    c->dmin[d] = found;
+    return found;
+}
+
+/* 1 + the length of the shortest string automaton d accepts, or DMIN_NEVER when it
+ * accepts none (measured on first use). */
+static inline uint32_t dfa_min(sgr_ctx *c, uint32_t d)
+{
+    uint32_t m = c->dmin[d];
+    return m ? m : dfa_measure(c, d);
+}
+
+/* set_has's automaton run, out of line: most tests end before it. */
+__attribute__((noinline))
+static int dfa_has(const sgr_ctx *c, uint32_t d, const char *s, uint32_t n)
+{
+    return sgr_dfa_match(&c->t->dfas[d], s, n) >= 0;
 }
 
 /* Is s[0..n) in set: one of its exact words, or matched by its automaton?  Most
- * words tested against an unanchored pattern (`arg matches /drop\s+table/`) are
- * shorter than anything it accepts and fail on their length alone. */
-static int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+ * tests fail on the words' length and first byte, or on a length shorter than
+ * anything the automaton accepts (`arg matches /drop\s+table/` over every
+ * argument), so that much is inline in every caller. */
+static inline int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
     const sgt_set *st = &c->t->sets[set];
     if (st->nwords && words_may_have(c, set, s, n) && sgr_set_words_has(c->t, set, s, n))
         return 1;
-    return st->dfa != SGT_NONE && n >= dfa_min(c, st->dfa) - 1
-           && sgr_dfa_match(&c->t->dfas[st->dfa], s, n) >= 0;
+    return st->dfa != SGT_NONE && n >= dfa_min(c, st->dfa) - 1 && dfa_has(c, st->dfa, s, n);
 }
 
 /* The length of set's longest exact word (measured on first use). */
