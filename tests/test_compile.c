@@ -114,6 +114,85 @@ static void dbuf_out(void *ud, const char *s, size_t n)
     b->p = q;
 }
 
+/* A rule that can hold only when some `path inside S` does, S decided by the path
+ * group alone, is skipped for a segment none of whose paths the group puts in any
+ * such set (F_PGHIT in runtime/eval.c); a rule whose `path inside` can fail while
+ * it holds (`or`, `not`, an `and` that is not the whole rule) is run as before, and
+ * so is one over a set the group runs only in part. */
+static void path_req_tests(void)
+{
+    static const char pack[] =
+        "pack p version 1\n"
+        "default allow\n"
+        "one: deny path inside { */.ssh } \"one {path}\"\n"
+        "and: deny path inside { /etc/shadow /etc/gshadow } and program cat \"and {path}\"\n"
+        "or: deny path inside { */.aws } or arg zz\n"
+        "andor: deny path inside { */.kube } and arg kk or arg yy\n"
+        "neg: ask not path inside { */tmpok } and program touch\n"
+        "notor: ask not path inside { */.cfg } or arg qq\n";
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        CHECK_STR(ev("cat ~/.ssh/id")->message, "one /w/.ssh/id");
+        CHECK_STR(ev("cat a /etc/shadow")->message, "and /etc/shadow");
+        expect("cat a ~/.ssh/id /etc/shadow", SGT_DENY, "p:one");
+        expect("cat /etc/shadowy ~/.ssh", SGT_DENY, "p:one");
+        expect("ls /etc/shadow ~/.cfg", SGT_ALLOW, "default");
+        expect("cat zz ~/.cfg", SGT_DENY, "p:or");
+        expect("cat ~/.aws/x ~/.cfg", SGT_DENY, "p:or");
+        expect("cat yy ~/.cfg", SGT_DENY, "p:andor");
+        expect("cat ~/.kube/c kk ~/.cfg", SGT_DENY, "p:andor");
+        expect("cat ~/.kube/c ~/.cfg", SGT_ALLOW, "default");
+        expect("cat kk ~/.cfg", SGT_ALLOW, "default");
+        expect("touch a ~/.cfg", SGT_ASK, "p:neg");
+        expect("touch /x/tmpok ~/.cfg", SGT_ALLOW, "default");
+        expect("ls", SGT_ASK, "p:notor");
+        expect("ls ~/.cfg qq", SGT_ASK, "p:notor");
+        expect("ls ~/.cfg", SGT_ALLOW, "default");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+
+    /* a set with too many words for the group's trie: the group runs its pattern
+     * alone, so a path outside the pattern may still be one of the words */
+    enum { NW = 800 };
+    char *big = malloc(NW * 16 + 256), w[NW][14];
+    uint32_t x = 12345;
+    int o = sprintf(big, "pack b version 1\ndefault allow\nbig: deny path inside { *.big");
+    for (int k = 0; k < NW; k++) {
+        memcpy(w[k], "/b/", 3);
+        for (int j = 3; j < 13; j++) {
+            x = x * 1103515245u + 12345u;
+            w[k][j] = (char)('a' + (x >> 16) % 26);
+        }
+        w[k][13] = 0;
+        o += sprintf(big + o, " %s", w[k]);
+    }
+    sprintf(big + o, " } \"big {path}\"\n");
+    t = load_pack(big, &img);
+    free(big);
+    if (!t)
+        return;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        char cmd[64], msg[64];
+        snprintf(cmd, sizeof cmd, "cat %s", w[NW / 2]);
+        snprintf(msg, sizeof msg, "big %s", w[NW / 2]);
+        expect(cmd, SGT_DENY, "b:big");
+        CHECK_STR(ev(cmd)->message, msg);
+        expect("cat x.big", SGT_DENY, "b:big");
+        expect("cat /b/abcdefghij", SGT_ALLOW, "default");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* `text` options and `text operand` (std/programs): what they take out of the path
  * candidates, and only that, for both `path inside` and `path outside workspace`;
  * then the same decisions from the decompiled and recompiled table. */
@@ -649,6 +728,7 @@ int main(void)
     CHECK(sgr_table_load(a, len, &t, err, sizeof err) == 0);
     index_implies_tests();
     text_decl_cases();
+    path_req_tests();
     index_or_tests();
     dfa_min_tests();
     ctx = sgr_ctx_new(t);
