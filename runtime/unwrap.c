@@ -3,11 +3,6 @@
 #include <string.h>
 #include "unwrap.h"
 
-static int is_opt(const sgr_table *t, uint32_t off, uint32_t len, const char *s, size_t n)
-{
-    return len && sgr_progopt_has(t, off, len, s, n);
-}
-
 static int is_assignment(const sgr_word *w)
 {
     const char *s = w->text;
@@ -119,9 +114,11 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
     for (uint32_t i = 1; i < argc;) {
         s = &cl->seg[si];
         const sgr_word *w = &s->argv[i];
-        if (!opts_done && is_opt(t, ps->exec_off, ps->exec_len, w->text, w->len)) {
+        /* what the word is to the wrapper, as an exec word or an option */
+        uint32_t wb = opts_done ? 0 : sgr_progopt_bits(t, ps, w->text, w->len);
+        if (wb & SGR_OPT_EXEC) {
             uint32_t j = i + 1;
-            while (j < argc && !is_opt(t, ps->end_off, ps->end_len, s->argv[j].text, s->argv[j].len))
+            while (j < argc && !(sgr_progopt_bits(t, ps, s->argv[j].text, s->argv[j].len) & SGR_OPT_END))
                 j++;
             if (j > i + 1) {
                 int r = add_inner(a, cl, si, i + 1, j, SGR_NEST_EXEC, 0, lim);
@@ -138,11 +135,11 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
         }
         if (!opts_done && w->len > 1 && (w->text[0] == '-' || (w->text[0] == '+' && ps->value_len))) {
             const char *eq = memchr(w->text, '=', w->len);
-            if (w->text[1] == '-' || is_opt(t, ps->value_off, ps->value_len, w->text, w->len)
-                || is_opt(t, ps->script_off, ps->script_len, w->text, w->len)) {
+            if (w->text[1] == '-' || (wb & (SGR_OPT_VALUE | SGR_OPT_SCRIPT))) {
                 /* a long option or an exact short one */
                 size_t nl = eq && w->text[1] == '-' ? (size_t)(eq - w->text) : w->len;
-                if (is_opt(t, ps->script_off, ps->script_len, w->text, nl)) {
+                uint32_t nb = nl == w->len ? wb : sgr_progopt_bits(t, ps, w->text, nl);
+                if (nb & SGR_OPT_SCRIPT) {
                     if (eq && w->text[1] == '-') {
                         int r = add_script(a, cl, si, eq + 1, (uint32_t)(w->len - nl - 1), w->span, lim);
                         if (r)
@@ -153,7 +150,7 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
                     i++;
                     continue;
                 }
-                if (is_opt(t, ps->value_off, ps->value_len, w->text, nl) && !(eq && w->text[1] == '-'))
+                if ((nb & SGR_OPT_VALUE) && !(eq && w->text[1] == '-'))
                     i += 2;
                 else
                     i++;
@@ -162,7 +159,8 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
             /* a cluster: -abc, -uroot, -Scmd, -ec */
             for (uint32_t k = 1; k < w->len; k++) {
                 char o[2] = { '-', w->text[k] };
-                if (is_opt(t, ps->script_off, ps->script_len, o, 2)) {
+                uint32_t ob = sgr_progopt_bits(t, ps, o, 2);
+                if (ob & SGR_OPT_SCRIPT) {
                     if (k + 1 < w->len) {
                         int r = add_script(a, cl, si, w->text + k + 1, w->len - k - 1, w->span, lim);
                         return r ? r : 0;
@@ -170,7 +168,7 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
                     want_script = 1;
                     break;
                 }
-                if (is_opt(t, ps->value_off, ps->value_len, o, 2)) {
+                if (ob & SGR_OPT_VALUE) {
                     if (k + 1 == w->len)
                         i++;                 /* the value is the next word */
                     break;
