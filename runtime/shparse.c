@@ -350,16 +350,25 @@ static int seg_new(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *
         return fail(p, p->pos, 1, "more than %u commands", p->lim->max_segments);
     if (cl->nseg == cl->cap && seg_room(p->a, cl) < 0)
         return oom(p);
+    /* every field stored once (a memset of the whole would store most twice); the
+     * padding is never read */
     sgr_segment *sg = &cl->seg[cl->nseg];
-    memset(sg, 0, sizeof *sg);
-    sg->parent = c->parent;
-    sg->nest = c->nest;
-    sg->depth = c->depth;
-    sg->flags = c->segflags;
+    sg->argv = NULL;
+    sg->argc = 0;
+    sg->assigns = NULL;
+    sg->nassigns = 0;
+    sg->redirs = NULL;
+    sg->nredirs = 0;
     sg->pipeline = plid;
     sg->pipe_index = k;
     sg->pipe_len = 1;
+    sg->parent = c->parent;
+    sg->nest = c->nest;
     sg->connector = SGR_CONN_END;
+    sg->depth = c->depth;
+    sg->flags = c->segflags;
+    sg->dyn_reason = NULL;
+    sg->span.off = sg->span.len = 0;
     *idx = (int32_t)cl->nseg++;
     return 0;
 }
@@ -1832,39 +1841,52 @@ out:
     return 0;
 }
 
+/* Words a simple command keeps on the C stack before its argv needs the arena:
+ * most commands have fewer, and then argv is allocated once at its final size.
+ * More spill into an arena vector of twice as many, which then grows as vgrow
+ * does; either way no more arena bytes than vectors grown from 8. */
+#define ARGV_LOCAL 16
+
 /* simple_command -> (assignment | redirect)* (word | redirect)*
  * Most words are one plain run (lex_simple_word): parse_simple reads those itself
  * with plain_scan, which also answers assign_len for a word before the program
  * name, and pushes them without a call.  The result is what peek, assign_len and
  * lex_word give.  wend is 0, or the end of the plain run of the word at pos,
- * which parse_command found to be no assignment: it is not scanned again. */
+ * which parse_command found to be no assignment: it is not scanned again.
+ * The input (s, end, dup, ovr) is the same on return from every call made here
+ * (input_push and input_pop pair up), so it is kept in locals: the NUL stores into
+ * dup would otherwise make the compiler reload it for every word. */
 static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
                         size_t wend)
 {
     int32_t idx;
     TRY(seg_new(p, c, plid, k, &idx));
-    vec argv = {0}, asg = {0}, rd = {0};
-    size_t start = p->pos, endp = start;
+    sgr_word loc[ARGV_LOCAL];
+    vec argv = {loc, 0, ARGV_LOCAL}, asg = {0}, rd = {0};
+    const char *const s = p->s;
+    char *const dup = p->dup;
+    const size_t e = p->end, start = p->pos;
+    const int ovr = p->ovr;
+    size_t i = start, endp = start;
     uint32_t wleft = p->lim->max_words;     /* max_words - argv.n - asg.n */
+    unsigned cc;
     for (;;) {
         /* peek, with its "blanks, then a word" case decided here */
-        const char *s = p->s;
-        size_t i = p->pos, e = p->end;
         while (i < e && (s[i] == ' ' || s[i] == '\t'))
             i++;
-        p->pos = i;
         if (i >= e)
             break;
-        unsigned cc = cclass(s[i]);
+        cc = cclass(s[i]);
         if (cc & (C_META | C_DIGIT | C_SKIP)) {
             tok t;
+            p->pos = i;
             peek_any(p, &t);
             if (t.kind == T_REDIR) {
                 sgr_redir *r = vpush(p, &rd, sizeof *r);
                 if (!r)
                     return -1;
                 TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
-                endp = p->pos;
+                i = endp = p->pos;
                 continue;
             }
             if (t.kind != T_WORD)
@@ -1872,47 +1894,81 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             i = p->pos;
             cc = cclass(s[i]);
         }
-        if (!wleft--)
+    word:
+        if (!wleft--) {
+            p->pos = i;
             return too_many_words(p, start);
+        }
         sgr_word *w;
         if (cc & C_PLAIN) {
             size_t j = i == start ? wend : 0, nl;
             if (!j && (nl = plain_scan(s, i, e, cc, !argv.n, &j)) != 0) {
                 if (!(w = vgrow(p, &asg, sizeof *w)))
                     return -1;
+                p->pos = i;
                 TRY(lex_assign(p, c, idx, nl, w));
-                endp = p->pos;
+                i = endp = p->pos;
                 continue;
             }
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
-            if (!word_ends_at(p, j)) {
+            if (j < e && (cclass(s[j]) & C_META) == 0) {
+                p->pos = i;
                 TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
-                endp = p->pos;
+                i = endp = p->pos;
                 continue;
             }
-            /* lex_simple_word's plain case */
+            /* lex_simple_word's plain case, where word_ends_at(j) holds but for
+             * <( or >( at j, which the loop reads */
+            if (j < e && (s[j] == '<' || s[j] == '>') && j + 1 < e && s[j + 1] == '(') {
+                p->pos = i;
+                TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
+                i = endp = p->pos;
+                continue;
+            }
             char *t;
-            if (p->dup) {
-                t = p->dup + i;
+            if (dup) {
+                t = dup + i;
                 t[j - i] = '\0';
             } else if (!(t = text_dup(p, s + i, j - i)))
                 return oom(p);
             w->text = t;
             w->len = (uint32_t)(j - i);
             w->flags = s[i] == '~' ? SGR_W_TILDE : 0;
-            w->span = mkspan(p, i, j - i);
-            p->pos = endp = j;
+            if (ovr)
+                w->span = p->ospan;
+            else {
+                w->span.off = (uint32_t)i;
+                w->span.len = (uint32_t)(j - i);
+            }
+            endp = j;
+            /* most words are followed by one blank and the next word */
+            if (j + 1 < e && s[j] == ' '
+                && !((cc = cclass(s[j + 1])) & (C_META | C_DIGIT | C_SKIP))) {
+                i = j + 1;
+                goto word;
+            }
+            i = j;
             continue;
         }
+        p->pos = i;
         size_t nl = argv.n ? 0 : assign_len(p);
         if (!(w = vgrow(p, nl ? &asg : &argv, sizeof *w)))
             return -1;
         TRY(nl ? lex_assign(p, c, idx, nl, w) : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
-        endp = p->pos;
+        i = endp = p->pos;
     }
     p->pos = endp;
     *last = idx;
+    if (argv.p == loc) {
+        /* the words fitted in loc: argv at its final size */
+        if (!argv.n)
+            argv.p = NULL;
+        else if (!(argv.p = sg_arena_alloc(p->a, argv.n * sizeof *loc)))
+            return oom(p);
+        else
+            memcpy(argv.p, loc, argv.n * sizeof *loc);
+    }
     return seg_finish(p, idx, &argv, &asg, &rd, start);
 }
 
