@@ -106,8 +106,8 @@ enum {
     TM_ESAC = 1 << 8, TM_RBRACE = 1 << 9
 };
 
-/* Reserved words: the enum, keywords[] and kwlen_tab (which lengths a reserved
- * word starting with a given byte has) all come from this list.  X(name, text, a) gets a of
+/* Reserved words: the enum, keyword_in's compares and kwlen_tab (which lengths a
+ * reserved word starting with a given byte has) all come from this list.  X(name, text, a) gets a of
  * KEYWORDS(X, a) passed through. */
 #define KEYWORDS(X, a) \
     X(IF, "if", a) X(THEN, "then", a) X(ELIF, "elif", a) X(ELSE, "else", a)          \
@@ -119,12 +119,6 @@ enum {
 enum kw {
     KW_NONE,
 #define X(name, text, a) KW_##name,
-    KEYWORDS(X, 0)
-#undef X
-};
-
-static const struct { const char *w; uint8_t len, kw; } keywords[] = {
-#define X(name, text, a) {text, sizeof text - 1, KW_##name},
     KEYWORDS(X, 0)
 #undef X
 };
@@ -379,12 +373,12 @@ static void set_conn(parser *p, int32_t idx, int conn)
         p->cl->seg[idx].connector = (uint8_t)conn;
 }
 
-/* Mark segment idx DYNAMIC when its program word is not known statically. */
-static int check_dynamic(parser *p, int32_t idx)
+/* check_dynamic for a program word that has an expansion, a brace or a glob, or
+ * is "eval".  Out of line: most are none, and its buffer is large. */
+__attribute__((noinline))
+static int check_dynamic_slow(parser *p, int32_t idx)
 {
     sgr_segment *sg = &p->cl->seg[idx];
-    if (!sg->argc)
-        return 0;
     const sgr_word *w = &sg->argv[0];
     const char *why = NULL;
     if (w->flags & SGR_W_UNKNOWN)
@@ -414,6 +408,19 @@ static int check_dynamic(parser *p, int32_t idx)
     sg->flags |= SGR_SEG_DYNAMIC;
     sg->dyn_reason = r;
     return 0;
+}
+
+/* Mark segment idx DYNAMIC when its program word is not known statically. */
+static inline int check_dynamic(parser *p, int32_t idx)
+{
+    const sgr_segment *sg = &p->cl->seg[idx];
+    if (!sg->argc)
+        return 0;
+    const sgr_word *w = &sg->argv[0];
+    if (!(w->flags & (SGR_W_UNKNOWN | SGR_W_BRACE | SGR_W_GLOB))
+        && !(w->len == 4 && memcmp(w->text, "eval", 4) == 0))
+        return 0;
+    return check_dynamic_slow(p, idx);
 }
 
 /* Append redirections r[0..n) to every segment in [start, nseg) at depth. */
@@ -760,6 +767,22 @@ static size_t lit_len(const parser *p)
     return i - p->pos;
 }
 
+/* The reserved word w[0..n) is, or KW_NONE; w[0] may be any byte. */
+static int keyword_in(const char *w, size_t n)
+{
+    unsigned lens = kwlen_tab[(unsigned char)w[0]];
+    if (n >= 16 || !(lens >> n & 1))
+        return KW_NONE;                 /* no reserved word starts so: most words */
+    /* a compare per reserved word of that length, each of constant size: inline
+     * loads, no memcmp call */
+#define KW_IS(name, text, a) \
+    if (n == sizeof text - 1 && memcmp(w, text, sizeof text - 1) == 0) \
+        return KW_##name;
+    KEYWORDS(KW_IS, 0)
+#undef KW_IS
+    return KW_NONE;
+}
+
 /* The reserved word at pos (only meaningful in command position), or KW_NONE.
  * parse_list, parse_pipeline and parse_command ask in turn about the same command
  * word, so the last answer is kept in p->kw_*.  It is keyed by input, position and
@@ -779,15 +802,8 @@ static int keyword_at(parser *p)
     size_t m = e - i < 16 ? e - i : 16, n = 0;
     while (n < m && (cclass(s[i + n]) & C_LIT))
         n++;
-    if ((lens >> n & 1) && (i + n == e || is_meta(s[i + n]))) {
-        const char *w = s + i;
-        for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-            if (keywords[k].len == n && keywords[k].w[0] == w[0]
-                && memcmp(keywords[k].w, w, n) == 0) {
-                kw = keywords[k].kw;
-                break;
-            }
-    }
+    if (i + n == e || is_meta(s[i + n]))
+        kw = keyword_in(s + i, n);
     p->kw_s = p->s;
     p->kw_pos = p->pos;
     p->kw_end = p->end;
@@ -2377,8 +2393,21 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
             return parse_arith_cmd(p, c, plid, k, last);
         TRY(parse_compound(p, c, KW_NONE, 1));
     } else if (t.kind == T_WORD) {
-        int kw = keyword_at(p);
-        size_t nl;
+        /* A word whose first byte is C_PLAIN is scanned once, here: a reserved word
+         * starting so (all but '{' and '[[') is all C_PLAIN bytes, so keyword_at's
+         * literal run for it is the plain run, ended by an operator byte or the end;
+         * a NAME= word is none ('=' is no operator byte).  plain: the word is that
+         * run (word_ends_at), no assignment: parse_simple need not scan it again. */
+        const char *s = p->s;
+        size_t i = p->pos, e = p->end, j = 0, nl;
+        unsigned cc = cclass(s[i]);
+        int kw = KW_NONE, plain = 0;
+        if (!(cc & C_PLAIN))
+            kw = keyword_at(p);
+        else if (!plain_scan(s, i, e, cc, 1, &j) && (j == e || is_meta(s[j]))) {
+            kw = keyword_in(s + i, j - i);
+            plain = word_ends_at(p, j);
+        }
         switch (kw) {
         case KW_THEN: case KW_ELIF: case KW_ELSE: case KW_FI: case KW_DO: case KW_DONE:
         case KW_ESAC: case KW_RBRACE: case KW_BANG:
@@ -2398,10 +2427,7 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
              * lit_len is that run (the byte after it is an operator or the end),
              * so a function definition needs '(' after the blanks that follow;
              * parse_simple then starts from plain_scan's answer. */
-            const char *s = p->s;
-            size_t i = p->pos, e = p->end, j;
-            unsigned cc = cclass(s[i]);
-            if ((cc & C_PLAIN) && !plain_scan(s, i, e, cc, 1, &j) && word_ends_at(p, j)) {
+            if (plain) {
                 size_t q = j;
                 while (q < e && (s[q] == ' ' || s[q] == '\t'))
                     q++;
