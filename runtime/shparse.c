@@ -1367,14 +1367,19 @@ static int backtick(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in
 
 /* Does an unquoted word end at i?  lex_word's stop condition: the end of input, or
  * an operator character that does not open a <(...) / >(...) inside the word. */
-static inline int word_ends_at(const parser *p, size_t i)
+static inline int word_ends(const char *s, size_t e, size_t i)
 {
-    if (i >= p->end)
+    if (i >= e)
         return 1;
-    char ch = p->s[i];
+    char ch = s[i];
     if (!is_meta(ch))
         return 0;
-    return !((ch == '<' || ch == '>') && i + 1 < p->end && p->s[i + 1] == '(');
+    return !((ch == '<' || ch == '>') && i + 1 < e && s[i + 1] == '(');
+}
+
+static inline int word_ends_at(const parser *p, size_t i)
+{
+    return word_ends(p->s, p->end, i);
 }
 
 /* End of the run of C_PLAIN bytes at s[i..). */
@@ -1383,6 +1388,31 @@ static size_t plain_end(const parser *p, size_t i)
     while (i < p->end && (cclass(p->s[i]) & C_PLAIN))
         i++;
     return i;
+}
+
+/* Make *w the word written at s[off..off+len) whose text is the slice s[ts..ts+tn):
+ * the same slice of dup with a NUL stored after it (see lex_simple_word), or a
+ * copy when dup is NULL.  ovr and dup are p's, passed in so that callers keep them
+ * in registers.  -1 on OOM. */
+static inline int slice_word(parser *p, char *dup, int ovr, const char *s, size_t ts,
+                             size_t tn, uint32_t fl, size_t off, size_t len, sgr_word *w)
+{
+    char *t;
+    if (dup) {
+        t = dup + ts;
+        t[tn] = '\0';
+    } else if (!(t = text_dup(p, s + ts, tn)))
+        return oom(p);
+    w->text = t;
+    w->len = (uint32_t)tn;
+    w->flags = fl;
+    if (ovr)
+        w->span = p->ospan;
+    else {
+        w->span.off = (uint32_t)off;
+        w->span.len = (uint32_t)len;
+    }
+    return 0;
 }
 
 /* Most words are written as one plain run (-rf, src/x.c, HEAD~3) or as one quoted
@@ -1433,16 +1463,7 @@ static int lex_simple_word(parser *p, sgr_word *w)
     if (!word_ends_at(p, e))
         return 0;
     p->pos = e;
-    char *t;
-    if (p->dup) {
-        t = p->dup + ts;
-        t[tn] = '\0';
-    } else if (!(t = text_dup(p, s + ts, tn)))
-        return oom(p);
-    w->text = t;
-    w->len = (uint32_t)tn;
-    w->flags = fl;
-    w->span = mkspan(p, start, e - start);
+    TRY(slice_word(p, p->dup, p->ovr, s, ts, tn, fl, start, e - start, w));
     return 1;
 }
 
@@ -1864,9 +1885,10 @@ out:
 #define ARGV_LOCAL 16
 
 /* simple_command -> (assignment | redirect)* (word | redirect)*
- * Most words are one plain run (lex_simple_word): parse_simple reads those itself
- * with plain_scan, which also answers assign_len for a word before the program
- * name, and pushes them without a call.  The result is what peek, assign_len and
+ * Most words are one plain run or one quoted string (lex_simple_word): parse_simple
+ * reads those itself, plain runs with plain_scan, which also answers assign_len for
+ * a word before the program name, and pushes them without a call (a quoted string
+ * is no NAME=).  The result is what peek, assign_len and
  * lex_word give.  wend is 0, or the end of the plain run of the word at pos,
  * which parse_command found to be no assignment: it is not scanned again.
  * The input (s, end, dup, ovr) is the same on return from every call made here
@@ -1928,35 +1950,15 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             }
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
-            if (j < e && (cclass(s[j]) & C_META) == 0) {
+            if (!word_ends(s, e, j)) {
                 p->pos = i;
                 TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
                 i = endp = p->pos;
                 continue;
             }
-            /* lex_simple_word's plain case, where word_ends_at(j) holds but for
-             * <( or >( at j, which the loop reads */
-            if (j < e && (s[j] == '<' || s[j] == '>') && j + 1 < e && s[j + 1] == '(') {
-                p->pos = i;
-                TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
-                i = endp = p->pos;
-                continue;
-            }
-            char *t;
-            if (dup) {
-                t = dup + i;
-                t[j - i] = '\0';
-            } else if (!(t = text_dup(p, s + i, j - i)))
-                return oom(p);
-            w->text = t;
-            w->len = (uint32_t)(j - i);
-            w->flags = s[i] == '~' ? SGR_W_TILDE : 0;
-            if (ovr)
-                w->span = p->ospan;
-            else {
-                w->span.off = (uint32_t)i;
-                w->span.len = (uint32_t)(j - i);
-            }
+            /* lex_simple_word's plain case */
+            TRY(slice_word(p, dup, ovr, s, i, j - i, s[i] == '~' ? SGR_W_TILDE : 0, i, j - i,
+                           w));
             endp = j;
             /* most words are followed by one blank and the next word */
             if (j + 1 < e && s[j] == ' '
@@ -1966,6 +1968,24 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             }
             i = j;
             continue;
+        }
+        if (s[i] == '\'' || s[i] == '"') {
+            /* lex_simple_word's quoted case: no NAME, so an argv word */
+            size_t q = i + 1;
+            if (s[i] == '\'') {
+                const char *z = memchr(s + q, '\'', e - q);
+                q = z ? (size_t)(z - s) : e;
+            } else
+                while (q < e && !(cclass(s[q]) & C_DQ))
+                    q++;
+            size_t j = q + 1;
+            if (q < e && s[q] == s[i] && word_ends(s, e, j)) {
+                if (!(w = vgrow(p, &argv, sizeof *w)))
+                    return -1;
+                TRY(slice_word(p, dup, ovr, s, i + 1, q - i - 1, SGR_W_QUOTED, i, j - i, w));
+                i = endp = j;
+                continue;
+            }
         }
         p->pos = i;
         size_t nl = argv.n ? 0 : assign_len(p);
