@@ -664,37 +664,26 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
 
 /* ---- normalisation ----------------------------------------------------------- */
 
-static int push_str(sgr_ctx *c, sgr_sv **v, uint32_t *n, uint32_t *cap, const char *s, uint32_t len)
+/* normalise_segment sizes opts and vals for the most a segment can have (see
+ * there), so appending never grows them; the bound check is a guard only. */
+static int push_str(sgr_sv *v, uint32_t *n, uint32_t cap, const char *s, uint32_t len)
 {
-    if (*n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 8;
-        sgr_sv *nv = sg_arena_grow(&c->arena, *v, sizeof **v * *cap, sizeof **v * nc);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = nc;
-    }
-    (*v)[*n].s = s;
-    (*v)[*n].len = len;
+    if (*n >= cap)
+        return -1;
+    v[*n].s = s;
+    v[*n].len = len;
     (*n)++;
     return 0;
 }
 
 /* Append an option value with the flags of the word it came from (so `-f ~/x`
  * and `-f$HOME/x` are resolved or treated as unknown like any operand). */
-static int push_val(sgr_ctx *c, sgr_norm *nm, uint32_t *vcap, const char *s, uint32_t len, uint32_t flags)
+static int push_val(sgr_norm *nm, uint32_t cap, const char *s, uint32_t len, uint32_t flags)
 {
-    uint32_t before = *vcap;
-    if (push_str(c, &nm->vals, &nm->nvals, vcap, s, len) < 0)
+    if (nm->nvals >= cap)
         return -1;
-    if (*vcap != before || !nm->vflags) {
-        uint32_t *nf = sg_arena_grow(&c->arena, nm->vflags, sizeof *nf * before, sizeof *nf * *vcap);
-        if (!nf)
-            return -1;
-        nm->vflags = nf;
-    }
-    nm->vflags[nm->nvals - 1] = flags;
-    return 0;
+    nm->vflags[nm->nvals] = flags;
+    return push_str(nm->vals, &nm->nvals, cap, s, len);
 }
 
 static int is_alnum(char ch)
@@ -730,10 +719,18 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         return 0;
     nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
     const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
-    uint32_t ocap = 0, vcap = 0, seen = 0;    /* seen: SGR_OPT_* of every option given */
+    uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     int done = 0;
+    /* a word gives at most one value, and a word of n bytes at most n options
+     * (itself and its letters) */
+    uint32_t ocap = 0, vcap = s->argc;
+    for (uint32_t i = 1; i < s->argc; i++)
+        ocap += s->argv[i].len;
     nm->pos = sg_arena_alloc(&c->arena, sizeof(uint32_t) * s->argc);
-    if (!nm->pos)
+    nm->vals = sg_arena_alloc(&c->arena, sizeof *nm->vals * vcap);
+    nm->vflags = sg_arena_alloc(&c->arena, sizeof *nm->vflags * vcap);
+    nm->opts = sg_arena_alloc(&c->arena, sizeof *nm->opts * (ocap ? ocap : 1));
+    if (!nm->pos || !nm->vals || !nm->vflags || !nm->opts)
         return -1;
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];
@@ -749,23 +746,23 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         if (t[1] == '-') {
             const char *eq = memchr(t, '=', w->len);
             uint32_t nl = eq ? (uint32_t)(eq - t) : w->len;
-            if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, nl) < 0)
+            if (push_str(nm->opts, &nm->nopts, ocap, t, nl) < 0)
                 return -1;
             uint32_t b = opt_bits(c, ps, t, nl);
             seen |= b;
             if (eq) {
-                if (push_val(c, nm, &vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b)) < 0)
+                if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
                 uint32_t tf = text_of(ps, nm, b);
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
+                if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
             continue;
         }
         /* single dash: the word itself (for -exec, -name), then its letters */
-        if (push_str(c, &nm->opts, &nm->nopts, &ocap, t, w->len) < 0)
+        if (push_str(nm->opts, &nm->nopts, ocap, t, w->len) < 0)
             return -1;
         uint32_t b = opt_bits(c, ps, t, w->len);
         seen |= b;
@@ -773,7 +770,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (i + 1 < s->argc) {
                 uint32_t tf = text_of(ps, nm, b);
                 i++;
-                if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
+                if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
             continue;
@@ -781,14 +778,14 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         for (uint32_t k = 1; k < w->len; k++) {
             if (!is_alnum(t[k])) {
                 /* -f/etc/passwd: the rest is a value */
-                if (push_val(c, nm, &vcap, t + k, w->len - k, w->flags & ~SGR_W_TILDE) < 0)
+                if (push_val(nm, vcap, t + k, w->len - k, w->flags & ~SGR_W_TILDE) < 0)
                     return -1;
                 break;
             }
             const char *o = c->short_opt[(uint8_t)t[k]];    /* "-x" (is_alnum: ASCII) */
             uint32_t ob = b;                                 /* -x alone: the word itself */
             if (w->len > 2) {
-                if (push_str(c, &nm->opts, &nm->nopts, &ocap, o, 2) < 0)
+                if (push_str(nm->opts, &nm->nopts, ocap, o, 2) < 0)
                     return -1;
                 ob = opt_bits(c, ps, o, 2);
                 seen |= ob;
@@ -796,11 +793,11 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (ob & SGR_OPT_VALUE) {
                 uint32_t tf = text_of(ps, nm, ob);
                 if (k + 1 < w->len) {
-                    if (push_val(c, nm, &vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
+                    if (push_val(nm, vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
                         return -1;
                 } else if (i + 1 < s->argc) {
                     i++;
-                    if (push_val(c, nm, &vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
+                    if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                         return -1;
                 }
                 break;
