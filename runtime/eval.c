@@ -189,12 +189,13 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
 
 /* ---- what the index proves ------------------------------------------------------
  * A rule the index files under program names usually starts with the test that
- * put it there: `program S and ...` is `0: program S; 1: jump-false -> end; ...`,
+ * put it there: `program S and ...` is `0: program S; 1: jump-false ...; ...`,
  * and `program in S` is that one op.  When every name the index files the rule
  * under is a word of S, reaching the rule through the index means the test holds
  * (the basename is in S), so run() may start after it: index_implies marks such
- * rules IMPLIED_AND (start at op 2) or IMPLIED_ALL (the rule matches).  Checked
- * once per context against the index itself, so it holds for any table. */
+ * rules IMPLIED_AND (start at op 2, acc 1: a jump-false after a test that holds is
+ * not taken, wherever it leads) or IMPLIED_ALL (the rule matches).  Checked once
+ * per context against the index itself, so it holds for any table. */
 enum { IMPLIED_NO, IMPLIED_AND, IMPLIED_ALL };
 
 static void index_implies(const sgr_table *t, uint8_t *implied)
@@ -207,7 +208,7 @@ static void index_implies(const sgr_table *t, uint8_t *implied)
             continue;
         if (n == 1)
             implied[r] = IMPLIED_ALL;
-        else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE && (uint64_t)1 + code[3] + 1 >= n)
+        else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE)
             implied[r] = IMPLIED_AND;
     }
     for (uint32_t b = 0; b < t->nbuckets; b++) {

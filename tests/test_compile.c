@@ -280,7 +280,9 @@ static void index_implies_tests(void)
         "four: deny (program { g } or program { h }) and arg xx\n"
         "five: deny program { k } and arg ww or arg vv\n"
         "six: deny program { m } or program { n }\n"
-        "seven: deny program { p q } or program { p }\n";
+        "seven: deny program { p q } or program { p }\n"
+        "eight: deny program { r } and arg a1 and arg a2\n"
+        "nine: deny program { s } and (arg b1 or arg b2) and arg b3\n";
     uint8_t *img;
     sgr_table *t = load_pack(pack, &img);
     if (!t)
@@ -307,6 +309,14 @@ static void index_implies_tests(void)
         expect("n", SGT_DENY, "i:six");
         expect("q", SGT_DENY, "i:seven");
         expect("p", SGT_DENY, "i:seven");
+        expect("r a1 a2", SGT_DENY, "i:eight");    /* a chain of jump-falses */
+        expect("r a1", SGT_ALLOW, "default");
+        expect("r a2", SGT_ALLOW, "default");
+        expect("s b2 b3", SGT_DENY, "i:nine");
+        expect("s b1 b3", SGT_DENY, "i:nine");
+        expect("s b1", SGT_ALLOW, "default");
+        expect("s b3", SGT_ALLOW, "default");
+        expect("x b1 b3", SGT_ALLOW, "default");
     }
     sgr_ctx_free(ctx);
     ctx = saved;
