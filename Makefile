@@ -1,6 +1,7 @@
 # Makefile - a thin front over CMake: the commands the README promises.
 #   make demo   deps, build, run shellgate on sample commands (default pack)
-#   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite
+#   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite,
+#               and a Release (-O3) build, whose optimiser warns where -O2's does not
 #   make bench  benchmarks, figures printed
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
 MAKEFLAGS += --no-print-directory
@@ -8,7 +9,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan build-fuzz demo test test-normal test-asan test-fuzz bench fuzz clean
+.PHONY: all deps build build-asan build-fuzz build-release demo test test-normal test-asan test-fuzz bench fuzz clean
 
 all: build
 
@@ -27,6 +28,10 @@ build-fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 
+build-release: deps
+	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-release -j $(JOBS)
+
 demo: build
 	@sh scripts/demo.sh build/shellgate
 
@@ -39,7 +44,7 @@ test-asan: build-asan
 test-fuzz: build-fuzz
 	cd build-fuzz && ctest --output-on-failure -j $(JOBS) -L fuzz
 
-test: test-normal test-asan test-fuzz
+test: test-normal test-asan test-fuzz build-release
 
 bench: build
 	@cmake --build build --target benchmarks -j $(JOBS)
@@ -49,4 +54,4 @@ fuzz: build-fuzz
 	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-release

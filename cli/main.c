@@ -747,7 +747,7 @@ static int cmd_check(int argc, char **argv, int explain)
     }
     char cwdbuf[8300];
     const char *cwd = abs_cwd(o.cwd, cwdbuf, sizeof cwdbuf);
-    size_t len;
+    size_t len = 0;
     const char *cmd = joined(&o, &len);
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!cmd || !ctx || !cwd) {

@@ -5,6 +5,7 @@
  * text of the line, not of a $(...) or a script string.  Each transformation
  * refuses whatever it cannot rewrite without changing what bash would run; the
  * list of those refusals is the point of this file, so each says why. */
+#include <stdint.h>
 #include <string.h>
 #include "cli/mutate.h"
 #include "common/alloc.h"
@@ -48,6 +49,10 @@ static void sb_add(sb *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
+    if (n > SIZE_MAX / 4 - b->n) {
+        b->oom = 1;                  /* no text this long fits in memory anyway */
+        return;
+    }
     if (b->n + n + 1 > b->cap) {
         size_t c = b->cap ? b->cap : 64;
         while (c < b->n + n + 1)
