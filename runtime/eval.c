@@ -387,27 +387,51 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
  * appending the rest lexically once a component does not exist.  One lstat per
  * component of the operand itself.  Returns an arena string, or NULL on OOM;
  * a symlink loop yields "/" + "(symlink loop)", which no root contains. */
-/* resolve_path's short way for the commonest operand, one name relative to the
- * caller's cwd ("src", "*.c", "fix the evaluator"): the single lookup the walk
- * would make, and its result.  0: not such an operand, or it names a symlink (the
- * walk follows it); 1: *out is the result (NULL: out of memory). */
-static int resolve_name(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, char **out,
-                        uint32_t *outlen)
+/* resolve_path's short way for the commonest operands, plain names relative to
+ * the caller's cwd ("src", "*.c", "docs/language.md", "runtime/"): the lookups
+ * the walk would make, one per component up to the first missing one, and its
+ * result.  0: not such an operand (an absolute path, ~, a "." or ".." or empty
+ * component) or a component is a symlink (the walk follows it); 1: *out is the
+ * result (NULL: out of memory). */
+static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, char **out,
+                         uint32_t *outlen)
 {
-    if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~') || (w[0] == '.' && (wl == 1 || (wl == 2 && w[1] == '.')))
-        || memchr(w, '/', wl) || (size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1)
+    if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~'))
+        return 0;
+    while (wl > 1 && w[wl - 1] == '/')
+        wl--;                               /* "dir/" is "dir", as the walk has it */
+    if ((size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1)
         return 0;
     char p[PATH_MAX + 1], link[PATH_MAX];
     size_t n = c->rcwdl;
     memcpy(p, c->rcwd, n);
     if (n > 1)
         p[n++] = '/';
+    size_t cs = n;
     memcpy(p + n, w, wl);
     n += wl;
     p[n] = '\0';
-    size_t ll = 0;
-    if (sgr_pc_lstat_next(c->pc, p, n, n - wl, link, sizeof link, &ll) == SGR_PC_LINK)
-        return 0;
+    int missing = 0;
+    for (;;) {
+        const char *sl = memchr(p + cs, '/', n - cs);
+        size_t ce = sl ? (size_t)(sl - p) : n, cl = ce - cs;
+        if (cl == 0 || (p[cs] == '.' && (cl == 1 || (cl == 2 && p[cs + 1] == '.'))))
+            return 0;
+        if (!missing) {
+            /* p[0..cs - 1) is canonical: the cwd and components that are neither
+             * links nor missing */
+            size_t ll = 0;
+            p[ce] = '\0';
+            sgr_pc_kind k = sgr_pc_lstat_next(c->pc, p, ce, cs, link, sizeof link, &ll);
+            p[ce] = ce < n ? '/' : '\0';
+            if (k == SGR_PC_LINK)
+                return 0;
+            missing = k == SGR_PC_MISSING;
+        }
+        if (ce == n)
+            break;
+        cs = ce + 1;
+    }
     *outlen = (uint32_t)n;
     *out = sg_arena_strndup(&c->arena, p, n);
     return 1;
@@ -422,7 +446,7 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         c->pc_begun = 1;
     }
     char *named;
-    if (resolve_name(c, cwd, w, wl, tilde, &named, outlen))
+    if (resolve_plain(c, cwd, w, wl, tilde, &named, outlen))
         return named;
     if (w[0] == '/') {
         base = "/";
@@ -1789,7 +1813,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->rcwd = NULL;                     /* the last call's is in the reset arena */
     const char *rcwd = resolve_cwd(c, cwd, &cwdl);
     if (rcwd) {
-        c->rcwd = rcwd;                 /* before the roots: resolve_name uses it */
+        c->rcwd = rcwd;                 /* before the roots: resolve_plain uses it */
         c->rcwdl = cwdl;
     }
     if (!rcwd || resolve_roots(c, o, rcwd) < 0) {

@@ -467,11 +467,12 @@ static void swap_tests(void)
     rmdir(d);
 }
 
-/* A single name relative to the cwd is resolved by a short path (resolve_name);
+/* Plain names relative to the cwd are resolved by a short path (resolve_plain);
  * `cat NAME` and `cat ./NAME`, which takes the general walk, must resolve to the
- * same place, for files, directories, symlinks in and out, loops, missing names
- * and names that only look special. */
-static void resolve_name_tests(void)
+ * same place, for files, directories, symlinks in and out (last or in the
+ * middle), loops, missing names, trailing and doubled slashes, and names that
+ * only look special. */
+static void resolve_plain_tests(void)
 {
     static const char pack[] =
         "pack r version 1\n"
@@ -501,6 +502,13 @@ static void resolve_name_tests(void)
     }
     snprintf(p, sizeof p, "%s/d", d);
     CHECK(mkdir(p, 0700) == 0);
+    static const char *const inner[] = { "d/inner", "d/sec2" };
+    for (size_t i = 0; i < sizeof inner / sizeof *inner; i++) {
+        snprintf(p, sizeof p, "%s/%s", d, inner[i]);
+        touch(p);
+    }
+    snprintf(p, sizeof p, "%s/d/lnk", d);
+    CHECK(symlink("/etc", p) == 0);
     for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
         snprintf(p, sizeof p, "%s/%s", d, links[i].name);
         CHECK(symlink(links[i].target, p) == 0);
@@ -508,7 +516,11 @@ static void resolve_name_tests(void)
     sgr_ctx *c = sgr_ctx_new(t);
     sgr_opts o = { d, NULL, 0, "/w" };
     static const char *const names[] = { "f", "sec1", "...", ".h", "..x", "a b", "-", "d", "lnk_out", "lnk_in",
-                                         "lnk_sec", "loop", "lnk_dir", "dangling", "lnk_up", "missing", "sec_missing" };
+                                         "lnk_sec", "loop", "lnk_dir", "dangling", "lnk_up", "missing", "sec_missing",
+                                         "d/inner", "d/sec2", "d/", "d//", "d/inner/", "d//inner", "d/lnk",
+                                         "d/lnk/passwd", "lnk_dir/inner", "lnk_dir/sec2", "lnk_up/x", "f/x",
+                                         "missing/x/sec3", "d/missing/y", "d/../f", "d/./inner", "missing/../f",
+                                         "loop/x", "dangling/y", "lnk_in/z", ".../x", "d/..x" };
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             snprintf(p, sizeof p, "cat '%s'", names[i]);
@@ -540,13 +552,19 @@ static void resolve_name_tests(void)
         snprintf(p, sizeof p, "%s/%s", d, files[i]);
         unlink(p);
     }
+    snprintf(p, sizeof p, "%s/d/lnk", d);
+    unlink(p);
+    for (size_t i = 0; i < sizeof inner / sizeof *inner; i++) {
+        snprintf(p, sizeof p, "%s/%s", d, inner[i]);
+        unlink(p);
+    }
     snprintf(p, sizeof p, "%s/d", d);
     rmdir(p);
     rmdir(d);
     unload_pack(t, img);
 }
 
-/* A relative --root is a name under the cwd, resolved by resolve_name against the
+/* A relative --root is a name under the cwd, resolved by resolve_plain against the
  * cwd of this call: calls alternating between cwds of different lengths on one
  * context must each take the root from their own cwd. */
 static void root_name_tests(void)
@@ -872,7 +890,7 @@ int main(void)
     cwd_link_tests();
     root_name_tests();
     path_fallback_tests();
-    resolve_name_tests();
+    resolve_plain_tests();
     swap_tests();
     cwd_prefix_tests();
     sgr_ctx_free(ctx);
