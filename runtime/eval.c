@@ -775,6 +775,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 return -1;
             uint32_t b = opt_bits(c, ps, t, nl);
             seen |= b;
+            /* grep --regex=P FILE: getopt_long reads an abbreviation as the option
+             * it starts (--regexp), so the first operand is not surely text */
+            if (!b && ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && sgr_progopt_abbrev_file(c->t, ps, t, nl))
+                seen |= SGR_OPT_FIRST;
             if (eq) {
                 if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b)) < 0)
                     return -1;
