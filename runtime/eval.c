@@ -727,9 +727,9 @@ static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o
  * anywhere for a program whose options keep their meaning after operands
  * (`permute`).  A getopt program under POSIXLY_CORRECT reads `grep PAT FILE -e X`
  * as three files, so a value after an operand stays a path candidate. */
-static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b)
+static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b, int unsure)
 {
-    return (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
+    return !unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
 }
 
 /* Split argv into options, option values and operands (see sgr_norm). */
@@ -745,7 +745,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
     const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
-    int done = 0;
+    int done = 0, unsure = 0;           /* unsure: an abbreviation may have taken a word */
     /* a word gives at most one value, and a word of n bytes at most n options
      * (itself and its letters) */
     uint32_t ocap = 0, vcap = s->argc;
@@ -775,15 +775,22 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 return -1;
             uint32_t b = opt_bits(c, ps, t, nl);
             seen |= b;
-            /* grep --regex=P FILE: getopt_long reads an abbreviation as the option
-             * it starts (--regexp), so the first operand is not surely text */
-            if (!b && ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && sgr_progopt_abbrev_file(c->t, ps, t, nl))
-                seen |= SGR_OPT_FIRST;
+            /* getopt_long reads an unambiguous abbreviation as the option it starts:
+             * grep --regex=P FILE is --regexp=P (the first operand is a file), and
+             * sort --ke -k FILE gives --key the value -k (FILE is no -k value).  An
+             * abbreviation of a value option takes the next word as a value, and
+             * after any, nothing more is text: which word is what is a guess. */
+            uint32_t ab = !b && ps ? sgr_progopt_abbrev(c->t, ps, t, nl) : 0;
+            if (ab) {
+                unsure = 1;
+                if (!eq && (ab & SGR_OPT_VALUE))
+                    b = SGR_OPT_VALUE;
+            }
             if (eq) {
-                if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b)) < 0)
+                if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b, unsure)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
-                uint32_t tf = text_of(ps, nm, b);
+                uint32_t tf = text_of(ps, nm, b, unsure);
                 i++;
                 if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
@@ -797,7 +804,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         seen |= b;
         if (b & SGR_OPT_VALUE) {
             if (i + 1 < s->argc) {
-                uint32_t tf = text_of(ps, nm, b);
+                uint32_t tf = text_of(ps, nm, b, unsure);
                 i++;
                 if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
@@ -820,7 +827,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 seen |= ob;
             }
             if (ob & SGR_OPT_VALUE) {
-                uint32_t tf = text_of(ps, nm, ob);
+                uint32_t tf = text_of(ps, nm, ob, unsure);
                 if (k + 1 < w->len) {
                     if (push_val(nm, vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
                         return -1;
@@ -839,7 +846,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         nm->subcmd.len = w->len;
         /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with one
          * of them, the first operand is a file in any parsing mode) */
-        nm->first_text = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST);
+        nm->first_text = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST) && !unsure;
     }
     return 0;
 }

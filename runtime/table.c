@@ -948,20 +948,20 @@ uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char
     return 0;
 }
 
-int sgr_progopt_abbrev_file(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
+uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
     if (slen < 3 || str[0] != '-' || str[1] != '-')
         return 0;
-    const uint32_t sl[2][2] = {{ps->first_off, ps->first_len}, {ps->value_off, ps->value_len}};
+    const uint32_t sl[2][3] = {{ps->value_off, ps->value_len, SGR_OPT_VALUE},
+                               {ps->first_off, ps->first_len, SGR_OPT_FIRST}};
+    uint32_t bits = 0;
     for (int j = 0; j < 2; j++)
         for (uint32_t k = 0; k < sl[j][1]; k++) {
             const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
-            size_t ol = strlen(o);
-            if (ol > slen && memcmp(o, str, slen) == 0
-                && (j == 0 || !(sgr_progopt_bits(t, ps, o, ol) & SGR_OPT_TEXT)))
-                return 1;
+            if (strlen(o) > slen && memcmp(o, str, slen) == 0)
+                bits |= sl[j][2];
         }
-    return 0;
+    return bits;
 }
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)

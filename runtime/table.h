@@ -122,11 +122,10 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
 uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
-/* Is str ("--x...", not one of ps's options) the start of a longer long option of
- * ps that names a file: one of its text-operand options or a value option that is
- * not text?  getopt_long takes an unambiguous abbreviation for the option
- * (grep --regex=P is --regexp=P), so such a word may be that option. */
-int sgr_progopt_abbrev_file(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
+/* The SGR_OPT_* bits (VALUE, FIRST) of ps's long options that str ("--x...")
+ * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
+ * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
+uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
  * in bucket (hash & (nbuckets - 1)) or, probing linearly (wrapping), in the first
  * bucket after it; an empty bucket (name == SGT_NONE) ends the probe.  Strings in
