@@ -726,10 +726,20 @@ static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o
  * options and counts as text where it stands: before the first operand, or
  * anywhere for a program whose options keep their meaning after operands
  * (`permute`).  A getopt program under POSIXLY_CORRECT reads `grep PAT FILE -e X`
- * as three files, so a value after an operand stays a path candidate. */
+ * as three files, so a value after an operand stays a path candidate.  Nothing
+ * is text once the normaliser is unsure what a word is (unsure). */
 static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b, int unsure)
 {
     return !unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
+}
+
+/* A word the shell may still turn into other words, or none, at run time: $X,
+ * $(cmd), $((n)), a glob or a brace expansion (quoted or not: the flags do not
+ * say).  It may be an option (X=-e.; grep KEY $X reads KEY) or several words
+ * (grep {KEY,-e.}), so which word is what is unknown from there on. */
+static int may_split(const sgr_word *w)
+{
+    return (w->flags & (SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_GLOB | SGR_W_BRACE)) != 0;
 }
 
 /* Split argv into options, option values and operands (see sgr_norm). */
@@ -745,7 +755,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
     const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
-    int done = 0, unsure = 0;           /* unsure: an abbreviation may have taken a word */
+    /* unsure: which word is what is a guess from here on (a word that may split,
+     * an abbreviated option): no more text values, and the first operand not text */
+    int done = 0, unsure = 0;
     /* a word gives at most one value, and a word of n bytes at most n options
      * (itself and its letters) */
     uint32_t ocap = 0, vcap = s->argc;
@@ -760,6 +772,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];
         const char *t = w->text;
+        /* after --, a word that may split changes what only the first operand is */
+        if (may_split(w) && !(done && nm->npos))
+            unsure = 1;
         if (done || w->len < 2 || t[0] != '-') {
             nm->pos[nm->npos++] = i;
             continue;
@@ -790,8 +805,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b, unsure)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
-                uint32_t tf = text_of(ps, nm, b, unsure);
                 i++;
+                unsure |= may_split(&s->argv[i]);
+                uint32_t tf = text_of(ps, nm, b, unsure);
                 if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
@@ -804,8 +820,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         seen |= b;
         if (b & SGR_OPT_VALUE) {
             if (i + 1 < s->argc) {
-                uint32_t tf = text_of(ps, nm, b, unsure);
                 i++;
+                unsure |= may_split(&s->argv[i]);
+                uint32_t tf = text_of(ps, nm, b, unsure);
                 if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                     return -1;
             }
@@ -833,6 +850,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                         return -1;
                 } else if (i + 1 < s->argc) {
                     i++;
+                    unsure |= may_split(&s->argv[i]);
+                    tf = text_of(ps, nm, ob, unsure);
                     if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
                         return -1;
                 }
