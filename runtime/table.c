@@ -597,6 +597,7 @@ static int check_progspecs(vctx *v)
     const uint32_t known = SGT_PROG_WRAPPER | SGT_PROG_RUNS_NOTHING | SGT_PROG_ASSIGNMENTS |
                            SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
                            SGT_PROG_TEXT_OPERAND;
+    uint64_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
         if (check_str(v, p->name, "progspec", i, "name"))
@@ -615,6 +616,14 @@ static int check_progspecs(vctx *v)
         };
         if (p->first_len && !(p->flags & SGT_PROG_TEXT_OPERAND))
             return fail(v, "progspec %u: text-operand options without the text-operand flag", i);
+        /* slices may share entries, so their lengths may add up to far more than
+         * PROGOPTS holds: the checks here and the option hash (hash_progopts: twice
+         * as many slots, its size a uint32_t) take time and memory by that sum */
+        for (int j = 0; j < 6; j++)
+            total += sl[j].len;
+        if (total > SGR_MAX_PROGOPT_REFS)
+            return fail(v, "progspec %u: more than %u option names in all program specs", i,
+                        SGR_MAX_PROGOPT_REFS);
         for (int j = 0; j < 6; j++) {
             if (!slice_ok(sl[j].off, sl[j].len, t->nprogopts))
                 return fail(v, "progspec %u: %s [%u, +%u) outside progopts (%u)", i,

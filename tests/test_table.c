@@ -1000,6 +1000,56 @@ static void test_resealed_mutations(void)
     img_free(&m);
 }
 
+/* Program specs whose slices share one PROGOPTS run: a few hundred KB of table
+ * naming n * 6 * 1024 options.  The loader's checks and option hash grew with that
+ * sum (past 2^31 the hash's size, a uint32_t doubling, wrapped to 0 and looped
+ * forever); past SGR_MAX_PROGOPT_REFS the table is refused. */
+static img shared_slices_image(uint32_t n)
+{
+    tb b;
+    build_sample(&b);
+    static char names[1024][8];
+    const char *opts[1024];
+    for (int i = 0; i < 1024; i++) {
+        snprintf(names[i], sizeof names[i], "--o%04d", i);
+        opts[i] = names[i];
+    }
+    uint32_t off = tb_strs(&b, SGT_SEC_PROGOPTS, opts, 1024);
+    for (uint32_t i = 0; i < n; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "zz%05u", i);
+        sgt_progspec p = {0};
+        p.name = tb_str(&b, nm);
+        p.flags = SGT_PROG_TEXT_OPERAND;
+        p.value_off = p.script_off = p.exec_off = p.end_off = p.text_off = p.first_off = off;
+        p.value_len = p.script_len = p.exec_len = p.end_len = p.text_len = p.first_len = 1024;
+        tb_add(&b, SGT_SEC_PROGSPECS, &p, sizeof p);
+    }
+    img m = tb_build(&b);
+    tb_free(&b);
+    return m;
+}
+
+static void test_shared_slices(void)
+{
+    img m = shared_slices_image(100);      /* 614,400 names: loads */
+    sgr_table *t = NULL;
+    char err[256];
+    CHECK(sgr_table_load(m.p, m.size, &t, err, sizeof err) == 0);
+    if (t) {
+        const sgt_progspec *p = sgr_table_progspec(t, "zz00042", 7);
+        CHECK(p != NULL);
+        if (p)
+            CHECK(sgr_progopt_bits(t, p, "--o0512", 7) == (SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST
+                                                          | SGR_OPT_SCRIPT | SGR_OPT_EXEC | SGR_OPT_END));
+    }
+    sgr_table_free(t);
+    img_free(&m);
+    m = shared_slices_image(200);          /* 1,228,800 names */
+    CHECK(refused(&m, m.size, "option names in all program specs"));
+    img_free(&m);
+}
+
 int main(void)
 {
     test_hashes();
@@ -1012,5 +1062,6 @@ int main(void)
     test_alloc_failures();
     test_hostile();
     test_resealed_mutations();
+    test_shared_slices();
     return sg_test_summary();
 }
