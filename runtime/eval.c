@@ -45,6 +45,8 @@ struct sgr_ctx {
     uint32_t *pm_state;
     uint8_t *pm_hit;
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
+    int funcdefs;                       /* the line defines a shell function: a program
+                                         * name may be one, so nothing is text */
     uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
                                          * + 1, DMIN_NEVER: none, 0: not yet measured */
     uint32_t *bfs_queue;                /* [largest nstates] dfa_min's scratch */
@@ -757,7 +759,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     /* unsure: which word is what is a guess from here on (a word that may split,
      * an abbreviated option): no more text values, and the first operand not text */
-    int done = 0, unsure = 0;
+    int done = 0, unsure = c->funcdefs;
     /* a word gives at most one value, and a word of n bytes at most n options
      * (itself and its letters) */
     uint32_t ocap = 0, vcap = s->argc;
@@ -1899,6 +1901,11 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     }
     all.v[all.n++] = rcwd;
     cwd_set sure = { NULL, 0, 0 };        /* the && chain after a cd, when there is one */
+    /* grep() { command grep -e. "$@"; }; grep KEY reads KEY: where the line defines
+     * a function, no program's declaration says what is text */
+    c->funcdefs = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c->funcdefs |= (r->cl.seg[i].flags & SGR_SEG_FUNCDEF) != 0;
     for (uint32_t i = 0; i < n; i++) {
         const sgr_segment *s = &r->cl.seg[i];
         const char *const *cw;
