@@ -961,10 +961,11 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
 {
     if (slen < 3 || str[0] != '-' || str[1] != '-')
         return 0;
-    const uint32_t sl[2][3] = {{ps->value_off, ps->value_len, SGR_OPT_VALUE},
-                               {ps->first_off, ps->first_len, SGR_OPT_FIRST}};
+    const uint32_t sl[3][3] = {{ps->value_off, ps->value_len, SGR_OPT_VALUE},
+                               {ps->first_off, ps->first_len, SGR_OPT_FIRST},
+                               {ps->script_off, ps->script_len, SGR_OPT_SCRIPT}};
     uint32_t bits = 0;
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < 3; j++)
         for (uint32_t k = 0; k < sl[j][1]; k++) {
             const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
             if (strlen(o) > slen && memcmp(o, str, slen) == 0)

@@ -125,7 +125,7 @@ uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char
 /* The most option names all program specs' slices may list together (entries
  * shared by several slices count once per slice); a compiled pack lists each once. */
 #define SGR_MAX_PROGOPT_REFS (1u << 20)
-/* The SGR_OPT_* bits (VALUE, FIRST) of ps's long options that str ("--x...")
+/* The SGR_OPT_* bits (VALUE, FIRST, SCRIPT) of ps's long options that str ("--x...")
  * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
  * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);

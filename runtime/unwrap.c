@@ -105,17 +105,34 @@ static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_
     return 0;
 }
 
-static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
-                      const sgr_table *t, const sgr_sh_limits *lim)
+/* Where a scan of a wrapper's words stands (unwrap_from). */
+typedef struct scan_state {
+    uint32_t skipped, asg_from, asg_n;
+    int opts_done, want_script;
+} scan_state;
+
+static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                         const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
+                         uint32_t ab, const char *eq);
+
+/* Readings a wrapper's abbreviated options may fork (unwrap_from) before the
+ * segment is called dynamic. */
+#define MAX_READINGS 4
+
+/* Find the command (or script) wrapper segment si runs, scanning its words from i
+ * on in state st, and add it as a nested segment.  An undeclared long option that
+ * getopt_long may take for a declared one (`env --ch DIR cmd` is --chdir) forks
+ * the scan: both readings are added, so the stricter decides. */
+static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                       const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks)
 {
     const sgr_segment *s = &cl->seg[si];
-    uint32_t argc = s->argc, skipped = 0, asg_from = 0, asg_n = 0;
-    int opts_done = 0, want_script = 0;
-    for (uint32_t i = 1; i < argc;) {
+    uint32_t argc = s->argc;
+    for (; i < argc;) {
         s = &cl->seg[si];
         const sgr_word *w = &s->argv[i];
         /* what the word is to the wrapper, as an exec word or an option */
-        uint32_t wb = opts_done ? 0 : sgr_progopt_bits(t, ps, w->text, w->len);
+        uint32_t wb = st.opts_done ? 0 : sgr_progopt_bits(t, ps, w->text, w->len);
         if (wb & SGR_OPT_EXEC) {
             uint32_t j = i + 1;
             while (j < argc && !(sgr_progopt_bits(t, ps, s->argv[j].text, s->argv[j].len) & SGR_OPT_END))
@@ -128,12 +145,12 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
             i = j + 1;
             continue;
         }
-        if (!opts_done && w->len == 2 && w->text[0] == '-' && w->text[1] == '-') {
-            opts_done = 1;
+        if (!st.opts_done && w->len == 2 && w->text[0] == '-' && w->text[1] == '-') {
+            st.opts_done = 1;
             i++;
             continue;
         }
-        if (!opts_done && w->len > 1 && (w->text[0] == '-' || (w->text[0] == '+' && ps->value_len))) {
+        if (!st.opts_done && w->len > 1 && (w->text[0] == '-' || (w->text[0] == '+' && ps->value_len))) {
             const char *eq = memchr(w->text, '=', w->len);
             if (w->text[1] == '-' || (wb & (SGR_OPT_VALUE | SGR_OPT_SCRIPT))) {
                 /* a long option or an exact short one */
@@ -146,14 +163,21 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
                             return r;
                         return 0;
                     }
-                    want_script = 1;
+                    st.want_script = 1;
                     i++;
                     continue;
                 }
-                if ((nb & SGR_OPT_VALUE) && !(eq && w->text[1] == '-'))
+                if ((nb & SGR_OPT_VALUE) && !(eq && w->text[1] == '-')) {
                     i += 2;
-                else
-                    i++;
+                    continue;
+                }
+                uint32_t ab = !nb && w->text[1] == '-' ? sgr_progopt_abbrev(t, ps, w->text, nl) : 0;
+                if (ab & (SGR_OPT_VALUE | SGR_OPT_SCRIPT)) {
+                    int r = unwrap_abbrev(a, cl, si, ps, t, lim, i, st, forks, ab, eq);
+                    if (r)
+                        return r;
+                }
+                i++;                         /* and the reading as a flag */
                 continue;
             }
             /* a cluster: -abc, -uroot, -Scmd, -ec */
@@ -165,7 +189,7 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
                         int r = add_script(a, cl, si, w->text + k + 1, w->len - k - 1, w->span, lim);
                         return r ? r : 0;
                     }
-                    want_script = 1;
+                    st.want_script = 1;
                     break;
                 }
                 if (ob & SGR_OPT_VALUE) {
@@ -178,7 +202,7 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
             continue;
         }
         /* an operand */
-        if (want_script) {
+        if (st.want_script) {
             if (w->flags & (SGR_W_UNKNOWN)) {
                 sgr_segment *m = &cl->seg[si];
                 m->flags |= SGR_SEG_DYNAMIC;
@@ -188,14 +212,14 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
             return add_script(a, cl, si, w->text, w->len, w->span, lim);
         }
         if ((ps->flags & SGT_PROG_ASSIGNMENTS) && is_assignment(w)) {
-            if (asg_n == 0 || asg_from + asg_n != i)
-                asg_from = i, asg_n = 0;      /* keep the last contiguous run */
-            asg_n++;
+            if (st.asg_n == 0 || st.asg_from + st.asg_n != i)
+                st.asg_from = i, st.asg_n = 0;      /* keep the last contiguous run */
+            st.asg_n++;
             i++;
             continue;
         }
-        if (skipped < ps->skip) {
-            skipped++;
+        if (st.skipped < ps->skip) {
+            st.skipped++;
             i++;
             continue;
         }
@@ -214,17 +238,65 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
         }
         int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
                           (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
-        if (r == 0 && asg_n) {
+        if (r == 0 && st.asg_n) {
             /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
             sgr_segment *n = &cl->seg[cl->nseg - 1];
-            n->assigns = cl->seg[si].argv + asg_from;
-            n->nassigns = asg_n;
+            n->assigns = cl->seg[si].argv + st.asg_from;
+            n->nassigns = st.asg_n;
         }
         return r;
     }
-    if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !want_script && skipped == 0)
+    if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !st.want_script && st.skipped == 0)
         return stdin_script(a, cl, si, lim);
     return 0;
+}
+
+
+/* The other readings of words[i], an undeclared long option that abbreviates a
+ * declared value option (ab & SGR_OPT_VALUE: the next word is its value, the scan
+ * goes on after it) or script option (the next word, or the text after '=', is a
+ * script).  The caller goes on with the reading as a flag. */
+static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                         const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
+                         uint32_t ab, const char *eq)
+{
+    const sgr_word *w = &cl->seg[si].argv[i];
+    if (eq) {
+        if (!(ab & SGR_OPT_SCRIPT))
+            return 0;                        /* --val=x: the value is attached */
+        return add_script(a, cl, si, eq + 1, (uint32_t)(w->len - (uint32_t)(eq - w->text) - 1), w->span, lim);
+    }
+    if (i + 1 >= cl->seg[si].argc)
+        return 0;
+    if (++*forks > MAX_READINGS) {
+        sgr_segment *m = &cl->seg[si];
+        m->flags |= SGR_SEG_DYNAMIC;
+        m->dyn_reason = "too many abbreviated options to tell where the command starts";
+        return 0;
+    }
+    if (ab & SGR_OPT_SCRIPT) {
+        const sgr_word *v = &cl->seg[si].argv[i + 1];
+        if (v->flags & SGR_W_UNKNOWN) {
+            sgr_segment *m = &cl->seg[si];
+            m->flags |= SGR_SEG_DYNAMIC;
+            m->dyn_reason = "the script comes from an expansion";
+            return 0;
+        }
+        int r = add_script(a, cl, si, v->text, v->len, v->span, lim);
+        if (r)
+            return r;
+    }
+    if (ab & SGR_OPT_VALUE)
+        return unwrap_from(a, cl, si, ps, t, lim, i + 2, st, forks);
+    return 0;
+}
+
+static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                      const sgr_table *t, const sgr_sh_limits *lim)
+{
+    scan_state st = { 0, 0, 0, 0, 0 };
+    int forks = 0;
+    return unwrap_from(a, cl, si, ps, t, lim, 1, st, &forks);
 }
 
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim)
