@@ -758,8 +758,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     /* unsure: which word is what is a guess from here on (a word that may split,
-     * an abbreviated option): no more text values, and the first operand not text */
-    int done = 0, unsure = c->funcdefs;
+     * an abbreviated option): no more text values, and the first operand not text.
+     * From the start on a line that defines a function, and for a program named by
+     * a path (./grep is whatever the workspace holds, not the grep declared) */
+    int done = 0, unsure = c->funcdefs || memchr(s->argv[0].text, '/', s->argv[0].len) != NULL;
     /* a word gives at most one value, and a word of n bytes at most n options
      * (itself and its letters) */
     uint32_t ocap = 0, vcap = s->argc;
