@@ -744,6 +744,16 @@ static int may_split(const sgr_word *w)
     return (w->flags & (SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_GLOB | SGR_W_BRACE)) != 0;
 }
 
+/* An option with bits b takes the next word, argv[*i + 1], as its value: it is
+ * consumed (*i moves on), and makes the normaliser unsure if it may split. */
+static int push_next_val(sgr_norm *nm, uint32_t cap, const sgr_segment *s, uint32_t *i,
+                         const sgt_progspec *ps, uint32_t b, int *unsure)
+{
+    const sgr_word *v = &s->argv[++*i];
+    *unsure |= may_split(v);
+    return push_val(nm, cap, v->text, v->len, v->flags | text_of(ps, nm, b, *unsure));
+}
+
 /* Split argv into options, option values and operands (see sgr_norm). */
 static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 {
@@ -809,10 +819,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b, unsure)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
-                i++;
-                unsure |= may_split(&s->argv[i]);
-                uint32_t tf = text_of(ps, nm, b, unsure);
-                if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
+                if (push_next_val(nm, vcap, s, &i, ps, b, &unsure) < 0)
                     return -1;
             }
             continue;
@@ -823,13 +830,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         uint32_t b = opt_bits(c, ps, t, w->len);
         seen |= b;
         if (b & SGR_OPT_VALUE) {
-            if (i + 1 < s->argc) {
-                i++;
-                unsure |= may_split(&s->argv[i]);
-                uint32_t tf = text_of(ps, nm, b, unsure);
-                if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
-                    return -1;
-            }
+            if (i + 1 < s->argc && push_next_val(nm, vcap, s, &i, ps, b, &unsure) < 0)
+                return -1;
             continue;
         }
         for (uint32_t k = 1; k < w->len; k++) {
@@ -848,16 +850,12 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 seen |= ob;
             }
             if (ob & SGR_OPT_VALUE) {
-                uint32_t tf = text_of(ps, nm, ob, unsure);
                 if (k + 1 < w->len) {
-                    if (push_val(nm, vcap, t + k + 1, w->len - k - 1, (w->flags & ~SGR_W_TILDE) | tf) < 0)
+                    if (push_val(nm, vcap, t + k + 1, w->len - k - 1,
+                                 (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, ob, unsure)) < 0)
                         return -1;
-                } else if (i + 1 < s->argc) {
-                    i++;
-                    unsure |= may_split(&s->argv[i]);
-                    tf = text_of(ps, nm, ob, unsure);
-                    if (push_val(nm, vcap, s->argv[i].text, s->argv[i].len, s->argv[i].flags | tf) < 0)
-                        return -1;
+                } else if (i + 1 < s->argc && push_next_val(nm, vcap, s, &i, ps, ob, &unsure) < 0) {
+                    return -1;
                 }
                 break;
             }
@@ -1625,7 +1623,6 @@ static int better_seg(uint32_t d, int32_t r, uint32_t bestd, int32_t bestr)
     return rank(r) > rank(bestr);
 }
 
-/* Evaluate the rules for segment si; fills seg_decision/seg_rule. */
 /* Is a path of segment si in a set the path group decides alone (F_PGHIT)?  1
  * also when the group cannot tell (the rules then test each set themselves); -1
  * out of memory. */
@@ -1637,6 +1634,7 @@ static int seg_pg_hit(sgr_ctx *c, uint32_t si)
     return all < 0 || (all & c->pg_union) != 0;
 }
 
+/* Evaluate the rules for segment si; fills seg_decision/seg_rule. */
 static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *dec_out)
 {
     const sgr_table *t = c->t;
