@@ -377,17 +377,11 @@ static void dump_progspecs(dumper *d)
             put_flags(d, p->flags, prog_flags);
         }
         putf(d, " skip %u\n", p->skip);
-        const struct { uint32_t off, len; const char *name; } sl[6] = {
-            {p->value_off, p->value_len, "value"},
-            {p->script_off, p->script_len, "script"},
-            {p->exec_off, p->exec_len, "exec"},
-            {p->end_off, p->end_len, "end"},
-            {p->text_off, p->text_len, "text"},
-            {p->first_off, p->first_len, "unless"},
-        };
-        for (int j = 0; j < 6; j++)
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(p, sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
             if (sl[j].len) {
-                putf(d, "    %s ", sl[j].name);
+                putf(d, "    %s ", sl[j].word);
                 put_words(d, t->progopts, sl[j].off, sl[j].len, 0);
                 put(d, "\n", 1);
             }

@@ -606,25 +606,19 @@ static int check_progspecs(vctx *v)
             return fail(v, "progspec %u: names not strictly sorted", i);
         if (p->flags & ~known)
             return fail(v, "progspec %u: unknown flags 0x%x", i, p->flags & ~known);
-        const struct { uint32_t off, len; const char *name; } sl[6] = {
-            {p->value_off, p->value_len, "value options"},
-            {p->script_off, p->script_len, "script options"},
-            {p->exec_off, p->exec_len, "exec words"},
-            {p->end_off, p->end_len, "end words"},
-            {p->text_off, p->text_len, "text options"},
-            {p->first_off, p->first_len, "text-operand options"},
-        };
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(p, sl);
         if (p->first_len && !(p->flags & SGT_PROG_TEXT_OPERAND))
             return fail(v, "progspec %u: text-operand options without the text-operand flag", i);
         /* slices may share entries, so their lengths may add up to far more than
          * PROGOPTS holds: the checks here and the option hash (hash_progopts: twice
          * as many slots, its size a uint32_t) take time and memory by that sum */
-        for (int j = 0; j < 6; j++)
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
             total += sl[j].len;
         if (total > SGR_MAX_PROGOPT_REFS)
             return fail(v, "progspec %u: more than %u option names in all program specs", i,
                         SGR_MAX_PROGOPT_REFS);
-        for (int j = 0; j < 6; j++) {
+        for (int j = 0; j < SGR_NPROG_LISTS; j++) {
             if (!slice_ok(sl[j].off, sl[j].len, t->nprogopts))
                 return fail(v, "progspec %u: %s [%u, +%u) outside progopts (%u)", i,
                             sl[j].name, sl[j].off, sl[j].len, t->nprogopts);
@@ -709,20 +703,17 @@ static int filter_progopts(sgr_table *t)
         return -1;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
-        const uint32_t sl[6][2] = {
-            {p->value_off, p->value_len}, {p->script_off, p->script_len},
-            {p->exec_off, p->exec_len}, {p->end_off, p->end_len},
-            {p->text_off, p->text_len}, {p->first_off, p->first_len},
-        };
-        for (int j = 0; j < 6; j++) {
-            if (!sl[j][1])
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(p, sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++) {
+            if (!sl[j].len)
                 continue;
-            struct sgr_optfilt f = { sl[j][1], { 0, 0 } };
-            for (uint32_t k = 0; k < sl[j][1]; k++) {
-                const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
+            struct sgr_optfilt f = { sl[j].len, { 0, 0 } };
+            for (uint32_t k = 0; k < sl[j].len; k++) {
+                const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
                 sgr_strfilt_add(&f.f, o, strlen(o), 1);
             }
-            t->optfilt[sl[j][0]] = f;     /* slices sharing a start: the last one is
+            t->optfilt[sl[j].off] = f;     /* slices sharing a start: the last one is
                                            * filtered, the others searched */
         }
     }
@@ -774,14 +765,11 @@ static int hash_progopts(sgr_table *t)
         t->opttab[h] = (struct sgr_optent){ 0, SGT_NONE, 0 };
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
-        const uint32_t sl[6][3] = {
-            {p->value_off, p->value_len, SGR_OPT_VALUE}, {p->script_off, p->script_len, SGR_OPT_SCRIPT},
-            {p->exec_off, p->exec_len, SGR_OPT_EXEC}, {p->end_off, p->end_len, SGR_OPT_END},
-            {p->text_off, p->text_len, SGR_OPT_TEXT}, {p->first_off, p->first_len, SGR_OPT_FIRST},
-        };
-        for (int j = 0; j < 6; j++)
-            for (uint32_t k = 0; k < sl[j][1]; k++) {
-                uint32_t ref = t->progopts[sl[j][0] + k];
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(p, sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
+            for (uint32_t k = 0; k < sl[j].len; k++) {
+                uint32_t ref = t->progopts[sl[j].off + k];
                 const char *o = sgr_str(t, ref);
                 size_t ol = strlen(o);
                 sgr_strfilt_add(&t->progfilt[i], o, ol, 1);
@@ -791,7 +779,7 @@ static int hash_progopts(sgr_table *t)
                     h = (h + 1) & (n - 1);
                 t->opttab[h].prog = i;
                 t->opttab[h].name = ref;
-                t->opttab[h].bits |= sl[j][2];
+                t->opttab[h].bits |= sl[j].bit;
             }
     }
     return 0;
@@ -961,16 +949,18 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
 {
     if (slen < 3 || str[0] != '-' || str[1] != '-')
         return 0;
-    const uint32_t sl[3][3] = {{ps->value_off, ps->value_len, SGR_OPT_VALUE},
-                               {ps->first_off, ps->first_len, SGR_OPT_FIRST},
-                               {ps->script_off, ps->script_len, SGR_OPT_SCRIPT}};
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(ps, sl);
     uint32_t bits = 0;
-    for (int j = 0; j < 3; j++)
-        for (uint32_t k = 0; k < sl[j][1]; k++) {
-            const char *o = sgr_str(t, t->progopts[sl[j][0] + k]);
+    for (int j = 0; j < SGR_NPROG_LISTS; j++) {
+        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT)))
+            continue;
+        for (uint32_t k = 0; k < sl[j].len; k++) {
+            const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
             if (strlen(o) > slen && memcmp(o, str, slen) == 0)
-                bits |= sl[j][2];
+                bits |= sl[j].bit;
         }
+    }
     return bits;
 }
 

@@ -122,6 +122,30 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
 uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
+
+/* A program spec's option lists (PROGOPTS slices), one order for all who walk
+ * them: X(field, SGR_OPT_ bit, word in dumps, name in load errors). */
+#define SGR_PROG_LISTS(X) \
+    X(value,  SGR_OPT_VALUE,  "value",  "value options") \
+    X(script, SGR_OPT_SCRIPT, "script", "script options") \
+    X(exec,   SGR_OPT_EXEC,   "exec",   "exec words") \
+    X(end,    SGR_OPT_END,    "end",    "end words") \
+    X(text,   SGR_OPT_TEXT,   "text",   "text options") \
+    X(first,  SGR_OPT_FIRST,  "unless", "text-operand options")
+#define SGR_NPROG_LISTS 6
+typedef struct sgr_prog_list {
+    uint32_t off, len, bit;
+    const char *word, *name;
+} sgr_prog_list;
+
+/* Fill out[SGR_NPROG_LISTS] with p's lists, in SGR_PROG_LISTS order. */
+static inline void sgr_prog_lists(const sgt_progspec *p, sgr_prog_list *out)
+{
+    int k = 0;
+#define X(f, bit, word, name) out[k++] = (sgr_prog_list){ p->f##_off, p->f##_len, bit, word, name };
+    SGR_PROG_LISTS(X)
+#undef X
+}
 /* The most option names all program specs' slices may list together (entries
  * shared by several slices count once per slice); a compiled pack lists each once. */
 #define SGR_MAX_PROGOPT_REFS (1u << 20)
