@@ -747,7 +747,8 @@ static int hash_progspecs(sgr_table *t)
 static int hash_progopts(sgr_table *t)
 {
     t->progfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->progfilt);
-    if (!t->progfilt)
+    t->abbrfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->abbrfilt);
+    if (!t->progfilt || !t->abbrfilt)
         return -1;
     size_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
@@ -773,6 +774,9 @@ static int hash_progopts(sgr_table *t)
                 const char *o = sgr_str(t, ref);
                 size_t ol = strlen(o);
                 sgr_strfilt_add(&t->progfilt[i], o, ol, 1);
+                if (ol > 2 && o[0] == '-' && o[1] == '-'
+                    && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST)))
+                    t->abbrfilt[i] |= 1ull << ((uint8_t)o[2] & 63);
                 uint32_t h = (sgr_hash_name(o, ol) ^ i * 0x9e3779b9u) & (n - 1);
                 while (t->opttab[h].name != SGT_NONE
                        && !(t->opttab[h].prog == i && strcmp(sgr_str(t, t->opttab[h].name), o) == 0))
@@ -839,6 +843,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->proghash);
     sg_free(t->opttab);
     sg_free(t->progfilt);
+    sg_free(t->abbrfilt);
     sg_free(t->optfilt);
     sg_free(t);
 }
@@ -945,21 +950,48 @@ uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char
     return 0;
 }
 
+/* The first of the strcmp-sorted refs strs[0..cnt) that does not sort before s[0..n). */
+static uint32_t lower_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, const char *s, size_t n)
+{
+    uint32_t lo = 0, hi = cnt;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cmp_counted(sgr_str(t, strs[mid]), s, n) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Does the NUL-terminated w start with s[0..n) and go on past it? */
+static int longer_with_prefix(const char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] == '\0' || w[i] != s[i])
+            return 0;
+    return w[n] != '\0';
+}
+
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
-    if (slen < 3 || str[0] != '-' || str[1] != '-')
+    if (slen < 3 || str[0] != '-' || str[1] != '-'
+        || !((t->abbrfilt[ps - t->progs] >> ((uint8_t)str[2] & 63)) & 1))
         return 0;
     sgr_prog_list sl[SGR_NPROG_LISTS];
     sgr_prog_lists(ps, sl);
     uint32_t bits = 0;
     for (int j = 0; j < SGR_NPROG_LISTS; j++) {
-        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT)))
+        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT)) || !sl[j].len)
             continue;
-        for (uint32_t k = 0; k < sl[j].len; k++) {
-            const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
-            if (strlen(o) > slen && memcmp(o, str, slen) == 0)
-                bits |= sl[j].bit;
-        }
+        /* a slice is sorted, so the names that str is a proper prefix of come right
+         * after str's place in it (after str itself, when it is listed) */
+        const uint32_t *o = t->progopts + sl[j].off;
+        uint32_t k = lower_str(t, o, sl[j].len, str, slen);
+        if (k < sl[j].len && cmp_counted(sgr_str(t, o[k]), str, slen) == 0)
+            k++;
+        if (k < sl[j].len && longer_with_prefix(sgr_str(t, o[k]), str, slen))
+            bits |= sl[j].bit;
     }
     return bits;
 }

@@ -61,6 +61,9 @@ typedef struct sgr_table {
     } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
     uint32_t nopttab;         /* a power of two > 2 * the options listed */
     sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
+    uint64_t *abbrfilt;       /* [nprogs] bit (o[2] & 63) of each long value, script
+                               * and unless option o ("--x..."): sgr_progopt_abbrev's
+                               * first test, heap */
     const uint32_t *progopts; uint32_t nprogopts;
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;

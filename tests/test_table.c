@@ -1050,6 +1050,92 @@ static void test_shared_slices(void)
     img_free(&m);
 }
 
+/* The abbreviation search (a binary search per slice) against its definition:
+ * the lists, among value, script and unless, that have a name str is a proper
+ * prefix of.  Every prefix of every name, each name with a byte changed or
+ * added, and strings holding a NUL. */
+static uint32_t abbrev_by_definition(const sgr_table *t, const sgt_progspec *p, const char *s, size_t n)
+{
+    if (n < 3 || s[0] != '-' || s[1] != '-')
+        return 0;
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(p, sl);
+    uint32_t bits = 0;
+    for (int j = 0; j < SGR_NPROG_LISTS; j++)
+        for (uint32_t k = 0; k < sl[j].len; k++) {
+            const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
+            if ((sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST)) && strlen(o) > n
+                && memcmp(o, s, n) == 0)
+                bits |= sl[j].bit;
+        }
+    return bits;
+}
+
+static void test_abbrev(void)
+{
+    static const char *const value[] = { "--col", "--color", "--colour", "--context", "--regexp", "-e" };
+    static const char *const script[] = { "--co", "--command", "--exec" };
+    static const char *const text[] = { "--colour", "--textonly" };
+    static const char *const first[] = { "--file", "--regexp", "--regexp-extended" };
+    tb b;
+    build_sample(&b);
+    sgt_progspec p = {0};
+    p.name = tb_str(&b, "zgrep");
+    p.flags = SGT_PROG_TEXT_OPERAND;
+    p.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, value, 6);
+    p.value_len = 6;
+    p.script_off = tb_strs(&b, SGT_SEC_PROGOPTS, script, 3);
+    p.script_len = 3;
+    p.text_off = tb_strs(&b, SGT_SEC_PROGOPTS, text, 2);
+    p.text_len = 2;
+    p.first_off = tb_strs(&b, SGT_SEC_PROGOPTS, first, 3);
+    p.first_len = 3;
+    tb_add(&b, SGT_SEC_PROGSPECS, &p, sizeof p);
+    img m = tb_build(&b);
+    tb_free(&b);
+    sgr_table *t = NULL;
+    char err[256];
+    CHECK(sgr_table_load(m.p, m.size, &t, err, sizeof err) == 0);
+    CHECK_STR(err, "");
+    const sgt_progspec *ps = t ? sgr_table_progspec(t, "zgrep", 5) : NULL;
+    CHECK(ps != NULL);
+    if (ps) {
+        CHECK(sgr_progopt_abbrev(t, ps, "--col", 5) == SGR_OPT_VALUE);     /* --color, --colour */
+        CHECK(sgr_progopt_abbrev(t, ps, "--co", 4) == (SGR_OPT_VALUE | SGR_OPT_SCRIPT));
+        CHECK(sgr_progopt_abbrev(t, ps, "--regexp", 8) == SGR_OPT_FIRST);  /* --regexp-extended */
+        CHECK(sgr_progopt_abbrev(t, ps, "--colour", 8) == 0);              /* itself, no longer one */
+        CHECK(sgr_progopt_abbrev(t, ps, "--text", 6) == 0);                /* text is not asked for */
+        CHECK(sgr_progopt_abbrev(t, ps, "-e", 2) == 0);
+        const char *const *lists[] = { value, script, text, first };
+        const size_t lens[] = { 6, 3, 2, 3 };
+        int agree = 1, tried = 0;
+        for (int l = 0; l < 4; l++)
+            for (size_t k = 0; k < lens[l]; k++) {
+                const char *o = lists[l][k];
+                size_t ol = strlen(o);
+                char q[64];
+                for (size_t n = 0; n <= ol + 1 && n < sizeof q; n++) {
+                    memcpy(q, o, ol < n ? ol : n);
+                    for (int v = 0; v < 4; v++) {
+                        size_t qn = n;
+                        if (n > ol)
+                            q[ol] = v == 0 ? 'x' : v == 1 ? '\0' : v == 2 ? '-' : '\xff';
+                        else if (n > 2 && v > 0)
+                            q[n - 1] = v == 1 ? '\0' : v == 2 ? (char)(o[n - 1] + 1) : (char)(o[n - 1] - 1);
+                        tried++;
+                        if (sgr_progopt_abbrev(t, ps, q, qn) != abbrev_by_definition(t, ps, q, qn))
+                            agree = 0;
+                        if (n <= ol)
+                            memcpy(q, o, n);
+                    }
+                }
+            }
+        CHECK(agree && tried > 300);
+    }
+    sgr_table_free(t);
+    img_free(&m);
+}
+
 int main(void)
 {
     test_hashes();
@@ -1063,5 +1149,6 @@ int main(void)
     test_hostile();
     test_resealed_mutations();
     test_shared_slices();
+    test_abbrev();
     return sg_test_summary();
 }
