@@ -751,7 +751,7 @@ static int push_next_val(sgr_norm *nm, uint32_t cap, const sgr_segment *s, uint3
 {
     const sgr_word *v = &s->argv[++*i];
     *unsure |= may_split(v);
-    return push_val(nm, cap, v->text, v->len, v->flags | text_of(ps, nm, b, *unsure));
+    return push_val(nm, cap, v->text, v->len, v->flags | SGR_V_WORD | text_of(ps, nm, b, *unsure));
 }
 
 /* Split argv into options, option values and operands (see sgr_norm). */
@@ -1364,8 +1364,9 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
                     c->m_arg.s = s->argv[i].text;
                     c->m_arg.len = s->argv[i].len;
                 }
+            /* values that are argv words were tested above */
             for (uint32_t i = 0; i < nm->nvals && !acc; i++)
-                if (set_has(c, b, nm->vals[i].s, nm->vals[i].len)) {
+                if (!(nm->vflags[i] & SGR_V_WORD) && set_has(c, b, nm->vals[i].s, nm->vals[i].len)) {
                     acc = 1;
                     c->m_arg = nm->vals[i];
                 }

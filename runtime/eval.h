@@ -34,7 +34,7 @@ typedef struct sgr_norm {
     sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
     uint32_t *vflags;                 /* SGR_W_* of the word each value came from, and
-                                       * SGR_V_TEXT */
+                                       * SGR_V_TEXT, SGR_V_WORD */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
     int first_text;                   /* operand pos[0] is text, not a file (a program's
                                        * `text operand`: grep's pattern, git's command) */
@@ -58,6 +58,9 @@ typedef struct sgr_norm {
 /* In vflags: the value of a program's `text` option (a pattern, a number), which
  * the program never opens: not a path candidate. */
 #define SGR_V_TEXT 0x80000000u
+/* In vflags: the value is a whole argv word (-o FILE), which `arg` has already
+ * tested as one. */
+#define SGR_V_WORD 0x40000000u
 
 #define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
 #define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */
