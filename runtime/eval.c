@@ -1300,28 +1300,38 @@ static int cmp_argc(uint32_t cmp, uint32_t a, uint32_t b)
     }
 }
 
-/* Run one condition program over segment si (si == UINT32_MAX: line only). */
+/* Run a whole-line rule's code: text, logic and jumps; a segment predicate is
+ * false. */
+static int run_line(sgr_ctx *c, uint32_t off, uint32_t len)
+{
+    const uint32_t *code = c->t->code + off;
+    uint32_t n = len / 2;
+    int acc = 0;
+    for (uint32_t pc = 0; pc < n; pc++) {
+        uint32_t b = code[2 * pc + 1];
+        switch (code[2 * pc] & 0xff) {
+        case SGT_OP_TRUE: acc = 1; break;
+        case SGT_OP_TEXT: acc = text_match(c, b); break;
+        case SGT_OP_NOT: acc = !acc; break;
+        case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
+        case SGT_OP_JUMP_TRUE: if (acc) pc += b; break;
+        default: acc = 0; break;
+        }
+    }
+    return acc;
+}
+
+/* Run a rule's code on segment si from op `from` (after a test the index proved,
+ * see index_implies): 1 match, 0 none, -1 out of memory. */
 static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from)
 {
     const uint32_t *code = c->t->code + off;
     uint32_t n = len / 2;
     int acc = from > 0;                  /* started after a test that holds */
-    const sgr_segment *s = si == UINT32_MAX ? NULL : &c->res.cl.seg[si];
-    sgr_norm *nm = si == UINT32_MAX ? NULL : &c->res.norm[si];
+    const sgr_segment *s = &c->res.cl.seg[si];
+    sgr_norm *nm = &c->res.norm[si];
     for (uint32_t pc = from; pc < n; pc++) {
         uint32_t w0 = code[2 * pc], b = code[2 * pc + 1], op = w0 & 0xff, a = w0 >> 8;
-        if (!s) {
-            /* the line alone: text, logic and jumps; a segment predicate is false */
-            switch (op) {
-            case SGT_OP_TRUE: acc = 1; break;
-            case SGT_OP_TEXT: acc = text_match(c, b); break;
-            case SGT_OP_NOT: acc = !acc; break;
-            case SGT_OP_JUMP_FALSE: if (!acc) pc += b; break;
-            case SGT_OP_JUMP_TRUE: if (acc) pc += b; break;
-            default: acc = 0; break;
-            }
-            continue;
-        }
         switch (op) {
         case SGT_OP_TRUE: acc = 1; break;
         case SGT_OP_PROGRAM:
@@ -2000,7 +2010,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     for (uint32_t k = 0; k < t->meta->line_len; k++) {
         uint32_t ri = t->lists[t->meta->line_off + k];
         const sgt_rule *ru = &t->rules[ri];
-        int m = run(c, UINT32_MAX, ru->code_off, ru->code_len, 0);
+        int m = run_line(c, ru->code_off, ru->code_len);
         if (c->trace)
             c->trace(c->trace_ud, -1, ri, m);
         if (m > 0 && (!have || better_seg(ru->decision, (int32_t)ri, bestd, best))) {
