@@ -3,6 +3,7 @@
 #   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite,
 #               and a Release (-O3) build, whose optimiser warns where -O2's does not
 #   make bench  benchmarks, figures printed
+#   (build is profile-guided: see scripts/pgo.sh; PGO=0 builds without a profile)
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
 MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -16,8 +17,16 @@ all: build
 deps:
 	@sh scripts/deps.sh
 
+# The shipped build is profile-guided (scripts/pgo.sh): build-pgo is an instrumented
+# tree trained on the packs' case files; PGO=0 skips it.
+PGO ?= 1
 build: deps
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+ifeq ($(PGO),1)
+	@JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" sh scripts/pgo.sh build-pgo $(CURDIR)/build-pgo/profile
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO=USE -DSG_PGO_DIR=$(CURDIR)/build-pgo/profile $(CMAKE_FLAGS) >/dev/null
+else
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO= $(CMAKE_FLAGS) >/dev/null
+endif
 	@cmake --build build -j $(JOBS)
 
 build-asan: deps
@@ -54,4 +63,4 @@ fuzz: build-fuzz
 	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-asan build-fuzz build-release
+	rm -rf build build-pgo build-asan build-fuzz build-release
