@@ -168,7 +168,10 @@ uint32_t sgr_pg_states(const sgr_pgroup *g)
     return g->ns;
 }
 
-/* Make the transition of state st on byte b. */
+/* Make the transition of state st on byte b.  Out of line: once the states a
+ * pack's paths need exist it is never called, and inlined its tuple would widen
+ * every run's frame. */
+__attribute__((noinline, cold))
 static uint32_t step_make(sgr_pgroup *g, uint32_t st, uint8_t b)
 {
     uint32_t t[SGR_PG_MAX];
@@ -186,26 +189,31 @@ static uint32_t step_make(sgr_pgroup *g, uint32_t st, uint8_t b)
 int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
                uint32_t *hit)
 {
-    uint32_t s = *st, h = 0;
+    size_t s = *st;                         /* size_t: no widening in the row index */
+    uint32_t h = 0;
     const uint32_t *rows = g->rows;         /* reloaded when a new state moves them */
     const uint8_t *jc = g->jcls;
-    int first = q == p;                     /* a '/' at index 0 ends no leading part */
     while (q < end) {
-        uint8_t b = *q++;
-        if (b == '/' && !first)
+        const uint8_t *at = q++;
+        uint8_t b = *at;
+        if (b == '/' && at != p)            /* a '/' at index 0 ends no leading part */
             h |= rows[s];
-        first = 0;
         uint32_t to = rows[s + 1 + jc[b]];
-        if (to == NOT_MADE) {
-            if ((to = step_make(g, s, b)) == NOT_MADE)
-                return -1;
-            rows = g->rows;
+        /* one test for the two rare cases, NOT_MADE (UINT32_MAX) and SGR_PG_DEAD (0) */
+        if (to - 1 >= NOT_MADE - 1) {
+            if (to == NOT_MADE) {
+                if ((to = step_make(g, (uint32_t)s, b)) == NOT_MADE)
+                    return -1;
+                rows = g->rows;
+            }
+            if (to == SGR_PG_DEAD) {
+                s = to;
+                break;
+            }
         }
         s = to;
-        if (s == SGR_PG_DEAD)
-            break;
     }
-    *st = s;
+    *st = (uint32_t)s;
     *hit |= h;
     return 0;
 }
