@@ -439,17 +439,23 @@ static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl
     return 1;
 }
 
-static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+/* sgr_pc_begin once a call, before its first lookup (pathcache.h). */
+static inline void lookups_begin(sgr_ctx *c)
 {
-    const char *home = NULL, *base = cwd, *rel = w;
-    uint32_t rl = wl;
     if (!c->pc_begun) {
         sgr_pc_begin(c->pc);
         c->pc_begun = 1;
     }
-    char *named;
-    if (resolve_plain(c, cwd, w, wl, tilde, &named, outlen))
-        return named;
+}
+
+static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen);
+
+/* resolve_path's long way: the walk itself, for every operand resolve_plain
+ * does not take.  The caller has called lookups_begin. */
+static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+{
+    const char *home = NULL, *base = cwd, *rel = w;
+    uint32_t rl = wl;
     if (w[0] == '/') {
         base = "/";
     } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
@@ -545,6 +551,15 @@ static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
     return sg_arena_strndup(&c->arena, p, n);
 }
 
+static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+{
+    lookups_begin(c);
+    char *named;
+    if (resolve_plain(c, cwd, w, wl, tilde, &named, outlen))
+        return named;
+    return resolve_walk(c, cwd, w, wl, tilde, outlen);
+}
+
 static int under(const char *p, uint32_t pl, const char *root)
 {
     size_t rl = strlen(root);
@@ -568,6 +583,13 @@ static int not_a_file(const char *s, uint32_t n)
 
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd);
+
+/* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
+ * the path is the resolved cwd (not "/"), a '/' and more (set by add_one_path,
+ * which knows it without a comparison for most paths: path_mask resumes after
+ * the cwd). */
+#define PIN_RUN ((uint64_t)1 << 32)
+#define PIN_CWD ((uint64_t)1 << 33)
 
 static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
 {
@@ -610,12 +632,21 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd)
 {
-    uint32_t rl = 0;
-    char *r = (flags & SGR_W_UNKNOWN) ? (char *)w : resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl);
-    if (!r)
-        return -1;
-    if (flags & SGR_W_UNKNOWN)
-        rl = wl;
+    uint32_t rl = wl, cl = c->rcwdl;
+    char *r = (char *)w;
+    int in_cwd = 0;                         /* r is the resolved cwd (not "/"), a '/', more */
+    if (!(flags & SGR_W_UNKNOWN)) {
+        int tilde = (flags & SGR_W_TILDE) != 0;
+        lookups_begin(c);
+        if (resolve_plain(c, cwd, w, wl, tilde, &r, &rl))
+            in_cwd = cl > 1;                /* what resolve_plain makes: no need to compare */
+        else
+            r = resolve_walk(c, cwd, w, wl, tilde, &rl);
+        if (!r)
+            return -1;
+    }
+    if (!in_cwd)
+        in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
     if (nm->npaths == *cap) {
         uint32_t ncap = *cap ? *cap * 2 : 8;
         sgr_sv *np = sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap);
@@ -630,12 +661,12 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     }
     nm->paths[nm->npaths].s = r;
     nm->paths[nm->npaths].len = rl;
-    nm->pin[nm->npaths] = 0;
+    nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
     nm->npaths++;
     if (!(flags & SGR_W_UNKNOWN)) {
         int in = 0;
         for (uint32_t i = 0; i < c->nroots && !in; i++)
-            in = under(r, rl, c->roots[i]);
+            in = (in_cwd && c->roots[i] == c->rcwd) || under(r, rl, c->roots[i]);
         if (!in && !nm->outside) {
             nm->outside = 1;
             nm->outside_path.s = r;
@@ -1015,7 +1046,7 @@ static int path_inside_set(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
  * it (no group, or its state cache is full). */
 static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
 {
-    if (nm->pin[i])
+    if (nm->pin[i] & PIN_RUN)
         return (int64_t)(uint32_t)nm->pin[i];
     if (!c->pg_tried) {
         c->pg_tried = 1;
@@ -1027,7 +1058,7 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
     const uint8_t *p = (const uint8_t *)nm->paths[i].s;
     uint32_t n = nm->paths[i].len, cl = c->rcwdl, st = sgr_pg_start(g), hit = 0;
     const uint8_t *q = p;
-    if (cl > 1 && n > cl && p[cl] == '/' && memcmp(p, c->rcwd, cl) == 0) {
+    if (nm->pin[i] & PIN_CWD) {
         /* most paths start with the cwd: run it once a call, resume after it */
         if (c->pg_call != c->ncalls) {
             c->pg_call = c->ncalls;
@@ -1044,7 +1075,7 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
     if (sgr_pg_run(g, &st, p, q, p + n, &hit) < 0)
         return -1;
     hit |= sgr_pg_accepts(g, st);
-    nm->pin[i] = (uint64_t)1 << 32 | hit;
+    nm->pin[i] = PIN_RUN | hit;
     return hit;
 }
 

@@ -47,8 +47,9 @@ typedef struct sgr_norm {
     int cwd_unknown;                  /* a cd went somewhere only known at run time */
     int paths_state;                  /* 0 not resolved, 1 resolved */
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
-    uint64_t *pin;                    /* the evaluator's memo, per path: 1 << 32 | the
-                                       * path group's `path inside` mask, 0 not run */
+    uint64_t *pin;                    /* the evaluator's memo, per path: the path
+                                       * group's `path inside` mask and flags (PIN_*
+                                       * in eval.c) */
     uint64_t pin_all;                 /* 1 << 32 | the or of them all, 0 not run */
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
     int outside;                      /* a path leaves every root (or is unknown) */
