@@ -96,6 +96,28 @@ static void pc_flush(sgr_pcache *pc)
     pc->epoch++;
 }
 
+/* a[0..n) == b[0..n), inline: a key is a few words long, and a call to memcmp
+ * costs more than comparing them.  Words overlap at the end, as in pc_hash. */
+static inline __attribute__((always_inline)) int pc_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
 /* The live slot of path[0..n) with hash h, or NULL; then *empty (if not NULL) is
  * the dead slot where it would go.  Terminates: fewer live slots than slots. */
 static inline __attribute__((always_inline)) pc_slot *pc_find(sgr_pcache *pc, const char *path, size_t n, uint32_t h, pc_slot **empty)
@@ -107,7 +129,7 @@ static inline __attribute__((always_inline)) pc_slot *pc_find(sgr_pcache *pc, co
                 *empty = s;
             return NULL;
         }
-        if (s->hash == h && s->plen == n && memcmp(pc->pool + s->off, path, n) == 0)
+        if (s->hash == h && s->plen == n && pc_same(pc->pool + s->off, path, n))
             return s;
     }
 }
