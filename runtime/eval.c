@@ -648,12 +648,15 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     if (!in_cwd)
         in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
     if (nm->npaths == *cap) {
+        /* the first arrays by the inline bump, not sg_arena_grow's call */
         uint32_t ncap = *cap ? *cap * 2 : 8;
-        sgr_sv *np = sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap);
+        sgr_sv *np = *cap ? sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap)
+                          : sg_arena_alloc(&c->arena, sizeof *np * ncap);
         if (!np)
             return -1;
         nm->paths = np;
-        uint64_t *pin = sg_arena_grow(&c->arena, nm->pin, sizeof *pin * *cap, sizeof *pin * ncap);
+        uint64_t *pin = *cap ? sg_arena_grow(&c->arena, nm->pin, sizeof *pin * *cap, sizeof *pin * ncap)
+                             : sg_arena_alloc(&c->arena, sizeof *pin * ncap);
         if (!pin)
             return -1;
         nm->pin = pin;
