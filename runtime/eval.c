@@ -1065,13 +1065,13 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
     if (!g)
         return -1;
     const uint8_t *p = (const uint8_t *)nm->paths[i].s;
-    uint32_t n = nm->paths[i].len, cl = c->rcwdl, st = sgr_pg_start(g), hit = 0;
+    uint32_t n = nm->paths[i].len, cl = c->rcwdl, st = SGR_PG_START, hit = 0;
     const uint8_t *q = p;
     if (nm->pin[i] & PIN_CWD) {
         /* most paths start with the cwd: run it once a call, resume after it */
         if (c->pg_call != c->ncalls) {
             c->pg_call = c->ncalls;
-            c->pg_cwd_st = st;
+            c->pg_cwd_st = sgr_pg_start(g);
             c->pg_cwd_hit = 0;
             c->pg_cwd_ok = sgr_pg_run(g, &c->pg_cwd_st, p, p, p + cl, &c->pg_cwd_hit) == 0;
         }
@@ -1081,9 +1081,8 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
             q = p + cl;
         }
     }
-    if (sgr_pg_run(g, &st, p, q, p + n, &hit) < 0)
+    if (sgr_pg_run_end(g, st, p, q, p + n, &hit) < 0)
         return -1;
-    hit |= sgr_pg_accepts(g, st);
     nm->pin[i] = PIN_RUN | hit;
     return hit;
 }

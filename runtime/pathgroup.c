@@ -186,8 +186,8 @@ static uint32_t step_make(sgr_pgroup *g, uint32_t st, uint8_t b)
     return to;
 }
 
-int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
-               uint32_t *hit)
+static inline __attribute__((always_inline)) int pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p,
+                                                       const uint8_t *q, const uint8_t *end, uint32_t *hit)
 {
     size_t s = *st;                         /* size_t: no widening in the row index */
     uint32_t h = 0;
@@ -215,6 +215,23 @@ int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, 
     }
     *st = (uint32_t)s;
     *hit |= h;
+    return 0;
+}
+
+int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
+               uint32_t *hit)
+{
+    return pg_run(g, st, p, q, end, hit);
+}
+
+int sgr_pg_run_end(sgr_pgroup *g, uint32_t st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
+                   uint32_t *hit)
+{
+    if (st == SGR_PG_START)
+        st = g->stride;
+    if (pg_run(g, &st, p, q, end, hit) < 0)
+        return -1;
+    *hit |= g->rows[st];
     return 0;
 }
 

@@ -55,6 +55,14 @@ void sgr_pg_trim(sgr_pgroup *g);
 int sgr_pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
                uint32_t *hit);
 
+/* sgr_pg_run from st (SGR_PG_START: the state before any byte) to end, the end
+ * of the whole string, with sgr_pg_accepts of the state there or-ed into *hit:
+ * the whole of `path inside` after a prefix in one call.  0, or -1 as
+ * sgr_pg_run (then *hit is unchanged). */
+#define SGR_PG_START UINT32_MAX
+int sgr_pg_run_end(sgr_pgroup *g, uint32_t st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
+                   uint32_t *hit);
+
 /* The state before any byte. */
 uint32_t sgr_pg_start(const sgr_pgroup *g);
 

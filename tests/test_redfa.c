@@ -1042,14 +1042,24 @@ static void test_random_glob(void)
 /* ---- path groups (runtime/pathgroup.h) --------------------------------------------- */
 
 /* One group run over s[0..n), split at byte k: the mask, or -1 when the group
- * could not make a state it needed. */
+ * could not make a state it needed.  The part after k goes through
+ * sgr_pg_run_end (from SGR_PG_START when k is 0); when it answers, sgr_pg_run
+ * and sgr_pg_accepts over the same part must say the same. */
 static int64_t group_mask(sgr_pgroup *g, const char *s, size_t n, size_t k)
 {
     const uint8_t *p = (const uint8_t *)s;
     uint32_t st = sgr_pg_start(g), hit = 0;
-    if (sgr_pg_run(g, &st, p, p, p + k, &hit) < 0 || sgr_pg_run(g, &st, p, p + k, p + n, &hit) < 0)
+    if (k && sgr_pg_run(g, &st, p, p, p + k, &hit) < 0)
         return -1;
-    return hit | sgr_pg_accepts(g, st);
+    uint32_t st2 = st, hit2 = hit;
+    if (sgr_pg_run_end(g, k ? st : SGR_PG_START, p, p + k, p + n, &hit) < 0) {
+        CHECK(hit == hit2);                 /* a run that gives up changes nothing */
+        return -1;
+    }
+    /* every state that run needs exists now, so this one cannot give up */
+    CHECK(sgr_pg_run(g, &st2, p, p + k, p + n, &hit2) == 0);
+    CHECK((hit2 | sgr_pg_accepts(g, st2)) == hit);
+    return hit;
 }
 
 /* A group decides, for every set at once, what sgr_dfa_match_dirs decides for
