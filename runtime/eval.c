@@ -404,7 +404,7 @@ static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl
         wl--;                               /* "dir/" is "dir", as the walk has it */
     if ((size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1)
         return 0;
-    char p[PATH_MAX + 1], link[PATH_MAX];
+    char p[PATH_MAX + 1];
     size_t n = c->rcwdl;
     memcpy(p, c->rcwd, n);
     if (n > 1)
@@ -421,10 +421,10 @@ static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl
             return 0;
         if (!missing) {
             /* p[0..cs - 1) is canonical: the cwd and components that are neither
-             * links nor missing */
+             * links nor missing.  A link's target is not wanted (the walk reads it) */
             size_t ll = 0;
             p[ce] = '\0';
-            sgr_pc_kind k = sgr_pc_lstat_next(c->pc, p, ce, cs, link, sizeof link, &ll);
+            sgr_pc_kind k = sgr_pc_lstat_next(c->pc, p, ce, cs, NULL, 0, &ll);
             p[ce] = ce < n ? '/' : '\0';
             if (k == SGR_PC_LINK)
                 return 0;
