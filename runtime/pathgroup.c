@@ -2,15 +2,18 @@
  *
  * Layout.  A product state is known by the offset of its row in `rows`: a row is
  * the state's accept mask followed by one next-state offset per joint byte class
- * (NOT_MADE until a run needs it), so a step is one load from the row and the
+ * (`unmade` until a run needs it), so a step is one load from the row and the
  * mask one load more.  The dead state's row is at offset 0 and leads to itself;
- * the start state's row follows it.  `comp` keeps each state's tuple of the sets'
- * states, the key by which `slots` finds a state already made. */
+ * the start state's row follows it.  `unmade` is the offset of one more row, past
+ * every state's, with mask 0 and every transition to itself: a run steps on
+ * without testing each transition, and one that ends there met a transition not
+ * made yet and is run again, making them.  `comp` keeps each state's tuple of the
+ * sets' states, the key by which `slots` finds a state already made. */
 #include <string.h>
 #include "pathgroup.h"
 #include "common/alloc.h"
 
-#define NOT_MADE UINT32_MAX
+#define NOT_MADE UINT32_MAX      /* no state: state_of and step_make failed */
 
 struct sgr_pgroup {
     const sgr_dfa *d[SGR_PG_MAX];
@@ -20,6 +23,7 @@ struct sgr_pgroup {
     uint8_t jcls[256];          /* byte -> joint class */
     uint8_t rep[256];           /* joint class -> a byte in it */
     uint32_t max;               /* states kept at most */
+    uint32_t unmade;            /* offset of the row a transition not made leads to */
     uint32_t ns;                /* states in use */
     uint32_t *rows;             /* [max * stride] */
     uint32_t *comp;             /* [max * n] */
@@ -86,7 +90,7 @@ static uint32_t state_of(sgr_pgroup *g, const uint32_t *t)
     uint32_t *row = g->rows + (size_t)k * g->stride;
     row[0] = acc;
     for (uint32_t j = 0; j < g->njc; j++)
-        row[1 + j] = NOT_MADE;
+        row[1 + j] = g->unmade;
     g->slots[h] = k + 1;
     return k * g->stride;
 }
@@ -127,10 +131,19 @@ sgr_pgroup *sgr_pg_new(const sgr_dfa *const *dfas, uint32_t n, uint32_t max_stat
     g->max = max_states;
     for (g->nslots = 4; g->nslots < 2 * max_states; g->nslots *= 2)
         ;
-    g->rows = sg_malloc(sizeof *g->rows * (size_t)max_states * g->stride);
+    g->unmade = max_states * g->stride;
+    g->rows = sg_malloc(sizeof *g->rows * ((size_t)max_states + 1) * g->stride);
     g->comp = sg_malloc(sizeof *g->comp * (size_t)max_states * (n ? n : 1));
     g->slots = sg_malloc(sizeof *g->slots * g->nslots);
-    if (!g->rows || !g->comp || !g->slots || seed(g) < 0) {
+    if (!g->rows || !g->comp || !g->slots) {
+        sgr_pg_free(g);
+        return NULL;
+    }
+    uint32_t *un = g->rows + g->unmade;
+    un[0] = 0;
+    for (uint32_t j = 0; j < g->njc; j++)
+        un[1 + j] = g->unmade;
+    if (seed(g) < 0) {
         sgr_pg_free(g);
         return NULL;
     }
@@ -168,10 +181,7 @@ uint32_t sgr_pg_states(const sgr_pgroup *g)
     return g->ns;
 }
 
-/* Make the transition of state st on byte b.  Out of line: once the states a
- * pack's paths need exist it is never called, and inlined its tuple would widen
- * every run's frame. */
-__attribute__((noinline, cold))
+/* Make the transition of state st on byte b. */
 static uint32_t step_make(sgr_pgroup *g, uint32_t st, uint8_t b)
 {
     uint32_t t[SGR_PG_MAX];
@@ -186,33 +196,47 @@ static uint32_t step_make(sgr_pgroup *g, uint32_t st, uint8_t b)
     return to;
 }
 
+/* The run of sgr_pg_run when a transition it needs is not made yet: one byte at
+ * a time, making each as it is met. */
+__attribute__((noinline))
+static int pg_run_making(sgr_pgroup *g, uint32_t *st, const uint8_t *p, const uint8_t *q, const uint8_t *end,
+                         uint32_t *hit)
+{
+    uint32_t s = *st, h = 0;
+    for (; q < end; q++) {
+        uint8_t b = *q;
+        if (b == '/' && q != p)             /* a '/' at index 0 ends no leading part */
+            h |= g->rows[s];
+        uint32_t to = g->rows[s + 1 + g->jcls[b]];
+        if (to == g->unmade && (to = step_make(g, s, b)) == NOT_MADE)
+            return -1;
+        s = to;
+    }
+    *st = s;
+    *hit |= h;
+    return 0;
+}
+
+/* Steps without a test on the way: a transition not made leads to the `unmade`
+ * row, which keeps the run there (its mask 0 adds nothing), and a run that ends
+ * there is made again by pg_run_making.  Nor does a run stop at the dead state:
+ * it too keeps the run there with mask 0, so stopping would only save the
+ * steps, at a test on every one. */
 static inline __attribute__((always_inline)) int pg_run(sgr_pgroup *g, uint32_t *st, const uint8_t *p,
                                                        const uint8_t *q, const uint8_t *end, uint32_t *hit)
 {
+    const uint32_t *rows = g->rows;
+    const uint8_t *jc = g->jcls, *from = q;
     size_t s = *st;                         /* size_t: no widening in the row index */
     uint32_t h = 0;
-    const uint32_t *rows = g->rows;         /* reloaded when a new state moves them */
-    const uint8_t *jc = g->jcls;
-    while (q < end) {
-        const uint8_t *at = q++;
-        uint8_t b = *at;
-        if (b == '/' && at != p)            /* a '/' at index 0 ends no leading part */
+    for (; q < end; q++) {
+        unsigned b = *q;
+        if (b == '/' && q != p)             /* a '/' at index 0 ends no leading part */
             h |= rows[s];
-        uint32_t to = rows[s + 1 + jc[b]];
-        /* one test for the two rare cases, NOT_MADE (UINT32_MAX) and SGR_PG_DEAD (0) */
-        if (to - 1 >= NOT_MADE - 1) {
-            if (to == NOT_MADE) {
-                if ((to = step_make(g, (uint32_t)s, b)) == NOT_MADE)
-                    return -1;
-                rows = g->rows;
-            }
-            if (to == SGR_PG_DEAD) {
-                s = to;
-                break;
-            }
-        }
-        s = to;
+        s = rows[s + 1 + jc[b]];
     }
+    if (s == g->unmade)
+        return pg_run_making(g, st, p, from, end, hit);
     *st = (uint32_t)s;
     *hit |= h;
     return 0;
