@@ -422,9 +422,8 @@ static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl
         if (!missing) {
             /* p[0..cs - 1) is canonical: the cwd and components that are neither
              * links nor missing.  A link's target is not wanted (the walk reads it) */
-            size_t ll = 0;
             p[ce] = '\0';
-            sgr_pc_kind k = sgr_pc_lstat_next(c->pc, p, ce, cs, NULL, 0, &ll);
+            sgr_pc_kind k = sgr_pc_kind_next(c->pc, p, ce, cs);
             p[ce] = ce < n ? '/' : '\0';
             if (k == SGR_PC_LINK)
                 return 0;

@@ -418,17 +418,9 @@ static sgr_pc_kind pc_miss(sgr_pcache *pc, const char *path, size_t n, char *lin
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
 
-static inline __attribute__((always_inline)) sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
-                              size_t *linklen)
+/* A lookup of a path that may not be cached, or with no cache: a real lstat. */
+static sgr_pc_kind pc_uncached(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen)
 {
-    if (n) {
-        pc_slot *s = pc_find(pc, path, n, pc_hash(path, n), NULL);
-        if (s && s->kind != PC_NOKIND) {
-            pc->hits++;
-            return pc_answer((sgr_pc_kind)s->kind, pc->pool + s->off + n, s->llen, link, linkcap, linklen);
-        }
-        return pc_miss(pc, path, n, link, linkcap, linklen);
-    }
     char tgt[PATH_MAX];
     size_t tlen;
     int keep;
@@ -440,20 +432,53 @@ static inline __attribute__((always_inline)) sgr_pc_kind pc_lstat_n(sgr_pcache *
     return pc_answer(kind, tgt, tlen, link, linkcap, linklen);
 }
 
+static inline __attribute__((always_inline)) sgr_pc_kind pc_lstat_n(sgr_pcache *pc, const char *path, size_t n, char *link, size_t linkcap,
+                              size_t *linklen)
+{
+    if (n) {
+        pc_slot *s = pc_find(pc, path, n, pc_hash(path, n), NULL);
+        if (s && s->kind != PC_NOKIND) {
+            pc->hits++;
+            return pc_answer((sgr_pc_kind)s->kind, pc->pool + s->off + n, s->llen, link, linkcap, linklen);
+        }
+        return pc_miss(pc, path, n, link, linkcap, linklen);
+    }
+    return pc_uncached(pc, path, link, linkcap, linklen);
+}
+
 sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t linkcap, size_t *linklen)
 {
     return pc_lstat_n(pc, path, pc && pc->ino >= 0 ? pc_cacheable(path) : 0, link, linkcap, linklen);
 }
 
+/* The conditions pc_cacheable checks, for the last component alone. */
+static inline __attribute__((always_inline)) int pc_next_ok(const sgr_pcache *pc, const char *path, size_t n,
+                                                           size_t last)
+{
+    const char *c = path + last;
+    return pc && pc->ino >= 0 && last >= 1 && last < n && n <= SGR_PC_MAX_PATH && path[0] == '/'
+           && path[last - 1] == '/'
+           && !(c[0] == '.' && (last + 1 == n || (c[1] == '.' && last + 2 == n)));
+}
+
 sgr_pc_kind sgr_pc_lstat_next(sgr_pcache *pc, const char *path, size_t n, size_t last, char *link,
                               size_t linkcap, size_t *linklen)
 {
-    /* the conditions pc_cacheable checks, for the last component alone */
-    const char *c = path + last;
-    int ok = pc && pc->ino >= 0 && last >= 1 && last < n && n <= SGR_PC_MAX_PATH && path[0] == '/'
-             && path[last - 1] == '/'
-             && !(c[0] == '.' && (last + 1 == n || (c[1] == '.' && last + 2 == n)));
-    return pc_lstat_n(pc, path, ok ? n : 0, link, linkcap, linklen);
+    return pc_lstat_n(pc, path, pc_next_ok(pc, path, n, last) ? n : 0, link, linkcap, linklen);
+}
+
+/* pc_lstat_n's hit, without handing a target over. */
+sgr_pc_kind sgr_pc_kind_next(sgr_pcache *pc, const char *path, size_t n, size_t last)
+{
+    size_t ll;
+    if (!pc_next_ok(pc, path, n, last))
+        return pc_uncached(pc, path, NULL, 0, &ll);
+    pc_slot *s = pc_find(pc, path, n, pc_hash(path, n), NULL);
+    if (s && s->kind != PC_NOKIND) {
+        pc->hits++;
+        return (sgr_pc_kind)s->kind;
+    }
+    return pc_miss(pc, path, n, NULL, 0, &ll);
 }
 
 /* ---- life ------------------------------------------------------------------------- */

@@ -132,6 +132,11 @@ sgr_pc_kind sgr_pc_lstat(sgr_pcache *pc, const char *path, char *link, size_t li
 sgr_pc_kind sgr_pc_lstat_next(sgr_pcache *pc, const char *path, size_t n, size_t last, char *link,
                               size_t linkcap, size_t *linklen);
 
+/* The kind sgr_pc_lstat_next answers, alone, for a caller that does not want a
+ * symlink's target (the evaluator's short way, which leaves a symlink to the
+ * walk): the same lookup, cached the same way, with nothing to hand over. */
+sgr_pc_kind sgr_pc_kind_next(sgr_pcache *pc, const char *path, size_t n, size_t last);
+
 /* A value that stays the same only while every answer given is one the cache
  * holds and none has been dropped: it changes with every flush (sgr_pc_begin
  * seeing an event, a full table) and every answer not kept (a path that may not
