@@ -25,7 +25,7 @@ struct sgr_pgroup {
     uint32_t max;               /* states kept at most */
     uint32_t unmade;            /* offset of the row a transition not made leads to */
     uint32_t ns;                /* states in use */
-    uint32_t *rows;             /* [max * stride] */
+    uint32_t *rows;             /* [(max + 1) * stride]: the states', then unmade's */
     uint32_t *comp;             /* [max * n] */
     uint32_t *slots;            /* [nslots] state number + 1, 0: empty */
     uint32_t nslots;            /* a power of two, at least 2 * max */
