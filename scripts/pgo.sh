@@ -23,11 +23,12 @@ no_profile() {
     exit 0
 }
 
+# counts from an earlier run would add up with this one's (the build itself runs the
+# instrumented compiler to embed the packs, which writes a profile too)
+rm -rf "$P"
 cmake -S . -B "$G" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO=GENERATE -DSG_PGO_DIR="$P" \
     ${CMAKE_FLAGS:-} >/dev/null || no_profile "configuring $G failed"
 cmake --build "$G" -j "$JOBS" --target shellgate >/dev/null || no_profile "building $G failed"
-
-# counts from an earlier run would add up with this one's
 rm -rf "$P"
 mkdir -p "$P"
 SG="$G/cli/shellgate"
