@@ -126,8 +126,7 @@ enum kw {
 #define TRY(e) do { if ((e) < 0) return -1; } while (0)
 #define INHERIT (SGR_SEG_CONTROL | SGR_SEG_FUNCDEF)
 
-static int parse_list(parser *p, const ctx *c, unsigned terms, int *count);
-static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last);
+static int parse_list(parser *p, const ctx *c, unsigned terms, int *count, tok *nt);
 static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w);
 static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w);
 static int dollar(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_dq,
@@ -987,9 +986,8 @@ static int subst_list(parser *p, const ctx *c, int32_t owner, uint8_t nest, size
     uint32_t hb = p->hd_base;
     p->hd_base = p->hd_n;
     int n = 0;
-    TRY(parse_list(p, &sub, TM_RPAREN, &n));
     tok t;
-    peek(p, &t);
+    TRY(parse_list(p, &sub, TM_RPAREN, &n, &t));
     if (t.kind == T_EOF)
         return fail(p, st, p->end - st, "unterminated %s", what);
     if (t.kind != T_RPAREN)
@@ -1317,9 +1315,8 @@ static int parse_text(parser *p, const ctx *sub, const char *text, size_t n, sgr
     input_save sv;
     input_push(p, &sv, text, 0, n, 1, ospan);
     int cnt = 0;
-    TRY(parse_list(p, sub, 0, &cnt));
     tok t;
-    peek(p, &t);
+    TRY(parse_list(p, sub, 0, &cnt, &t));
     if (t.kind != T_EOF)
         return unexpected(p, &t);
     if (p->hd_n > p->hd_base) {
@@ -1895,7 +1892,7 @@ out:
  * (input_push and input_pop pair up), so it is kept in locals: the NUL stores into
  * dup would otherwise make the compiler reload it for every word. */
 static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
-                        size_t wend)
+                        size_t wend, tok *nt)
 {
     int32_t idx;
     TRY(seg_new(p, c, plid, k, &idx));
@@ -1912,22 +1909,25 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         /* peek, with its "blanks, then a word" case decided here */
         while (i < e && (s[i] == ' ' || s[i] == '\t'))
             i++;
-        if (i >= e)
+        if (i >= e) {
+            nt->kind = T_EOF;
+            nt->start = i;
+            nt->len = 0;
             break;
+        }
         cc = cclass(s[i]);
         if (cc & (C_META | C_DIGIT | C_SKIP)) {
-            tok t;
             p->pos = i;
-            peek_any(p, &t);
-            if (t.kind == T_REDIR) {
+            peek_any(p, nt);
+            if (nt->kind == T_REDIR) {
                 sgr_redir *r = vpush(p, &rd, sizeof *r);
                 if (!r)
                     return -1;
-                TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
+                TRY(parse_redir(p, c, idx, nt, r, (uint32_t)idx));
                 i = endp = p->pos;
                 continue;
             }
-            if (t.kind != T_WORD)
+            if (nt->kind != T_WORD)
                 break;
             i = p->pos;
             cc = cclass(s[i]);
@@ -2005,11 +2005,14 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         else
             memcpy(argv.p, loc, argv.n * sizeof *loc);
     }
-    return seg_finish(p, idx, &argv, &asg, &rd, start);
+    TRY(seg_finish(p, idx, &argv, &asg, &rd, start));
+    p->pos = nt->start;     /* where peek leaves it */
+    return 0;
 }
 
 /* dbrack -> '[[' (word | operator)* ']]' redirect*   one segment, argv "[[" ... "]]" */
-static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last)
+static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
+                        tok *nt)
 {
     int32_t idx;
     size_t start = p->pos;
@@ -2051,23 +2054,25 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
     }
     for (;;) {
         size_t endp = p->pos;
-        tok t;
-        peek(p, &t);
-        if (t.kind != T_REDIR) {
+        peek(p, nt);
+        if (nt->kind != T_REDIR) {
             p->pos = endp;
             break;
         }
         sgr_redir *r = vpush(p, &rd, sizeof *r);
         if (!r)
             return -1;
-        TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
+        TRY(parse_redir(p, c, idx, nt, r, (uint32_t)idx));
     }
     *last = idx;
-    return seg_finish(p, idx, &argv, &asg, &rd, start);
+    TRY(seg_finish(p, idx, &argv, &asg, &rd, start));
+    p->pos = nt->start;     /* where peek leaves it */
+    return 0;
 }
 
 /* arith_command -> '((' arith '))' redirect*   one segment, argv "((" EXPR "))" */
-static int parse_arith_cmd(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last)
+static int parse_arith_cmd(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
+                           tok *nt)
 {
     int32_t idx;
     size_t start = p->pos;
@@ -2093,19 +2098,20 @@ static int parse_arith_cmd(parser *p, const ctx *c, uint32_t plid, uint32_t k, i
     TRY(mkword(p, "))", 2, 0, p->pos - 2, 2, w));
     for (;;) {
         size_t endp = p->pos;
-        tok t;
-        peek(p, &t);
-        if (t.kind != T_REDIR) {
+        peek(p, nt);
+        if (nt->kind != T_REDIR) {
             p->pos = endp;
             break;
         }
         sgr_redir *r = vpush(p, &rd, sizeof *r);
         if (!r)
             return -1;
-        TRY(parse_redir(p, c, idx, &t, r, (uint32_t)idx));
+        TRY(parse_redir(p, c, idx, nt, r, (uint32_t)idx));
     }
     *last = idx;
-    return seg_finish(p, idx, &argv, &asg, &rd, start);
+    TRY(seg_finish(p, idx, &argv, &asg, &rd, start));
+    p->pos = nt->start;     /* where peek leaves it */
+    return 0;
 }
 
 /* Expect reserved word kw in command position; opened is where the construct began. */
@@ -2127,11 +2133,10 @@ static int nonempty_list(parser *p, const ctx *c, unsigned terms, size_t opened,
                          const char *msg)
 {
     int n = 0;
-    TRY(parse_list(p, c, terms, &n));
+    tok t;
+    TRY(parse_list(p, c, terms, &n, &t));
     if (n)
         return 0;
-    tok t;
-    peek(p, &t);
     if (t.kind == T_EOF)
         return fail(p, opened, p->end - opened, "%s", msg);
     return unexpected(p, &t);
@@ -2285,8 +2290,7 @@ static int parse_case(parser *p, const ctx *c, const ctx *body, size_t st)
             return t.kind == T_EOF ? fail(p, st, p->end - st, "%s", noesac) : unexpected(p, &t);
         }
         int n = 0;
-        TRY(parse_list(p, body, TM_CASE | TM_ESAC, &n));
-        peek(p, &t);
+        TRY(parse_list(p, body, TM_CASE | TM_ESAC, &n, &t));
         if (t.kind == T_DSEMI || t.kind == T_SEMIAMP || t.kind == T_DSEMIAMP)
             TRY(consume(p, &t));
         else if (!(t.kind == T_WORD && keyword_at(p) == KW_ESAC))
@@ -2331,7 +2335,8 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     TRY(enter(p, st));
     if (kw == KW_DLBRACK) {
         int32_t last;
-        TRY(parse_dbrack(p, &fc, p->cl->npipelines++, 0, &last));
+        tok nt;
+        TRY(parse_dbrack(p, &fc, p->cl->npipelines++, 0, &last, &nt));
     } else
         TRY(parse_compound(p, &fc, kw, t.kind == T_LPAREN));
     leave(p);
@@ -2396,7 +2401,8 @@ static int parse_compound(parser *p, const ctx *c, int kw, int lparen)
 
 /* command -> simple_command | compound_command redirect* | function_def
  *          | '[[' ... ']]' | '((' arith '))' */
-static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last)
+static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
+                         tok *nt)
 {
     tok t;
     peek(p, &t);
@@ -2410,7 +2416,7 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
         if (ar < 0)
             return fail(p, p->pos, p->end - p->pos, "unterminated ((");
         if (ar > 0)
-            return parse_arith_cmd(p, c, plid, k, last);
+            return parse_arith_cmd(p, c, plid, k, last, nt);
         TRY(parse_compound(p, c, KW_NONE, 1));
     } else if (t.kind == T_WORD) {
         /* A word whose first byte is C_PLAIN is scanned once, here: a reserved word
@@ -2433,7 +2439,7 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
         case KW_ESAC: case KW_RBRACE: case KW_BANG:
             return unexpected(p, &t);
         case KW_DLBRACK:
-            return parse_dbrack(p, c, plid, k, last);
+            return parse_dbrack(p, c, plid, k, last, nt);
         case KW_FUNCTION:
             TRY(parse_function(p, c, st, 1));
             fn = 1;
@@ -2452,18 +2458,18 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
                 while (q < e && (s[q] == ' ' || s[q] == '\t'))
                     q++;
                 if (q >= e || s[q] != '(')
-                    return parse_simple(p, c, plid, k, last, j);
+                    return parse_simple(p, c, plid, k, last, j, nt);
             }
             if (funcdef_at(p, &nl)) {
                 TRY(parse_function(p, c, st, 0));
                 fn = 1;
                 break;
             }
-            return parse_simple(p, c, plid, k, last, 0);
+            return parse_simple(p, c, plid, k, last, 0, nt);
         }
         }
     } else if (t.kind == T_REDIR)
-        return parse_simple(p, c, plid, k, last, 0);
+        return parse_simple(p, c, plid, k, last, 0, nt);
     else
         return unexpected(p, &t);
     if (!fn)
@@ -2476,11 +2482,12 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
             sg->pipe_index = k;
         }
     }
+    peek(p, nt);
     return 0;
 }
 
 /* pipeline -> ['!'] command (('|' | '|&') linebreak command)* */
-static int parse_pipeline(parser *p, const ctx *c, int32_t *last)
+static int parse_pipeline(parser *p, const ctx *c, int32_t *last, tok *nt)
 {
     int neg = 0;
     while (p->pos < p->end && p->s[p->pos] == '!' && keyword_at(p) == KW_BANG) {
@@ -2490,11 +2497,12 @@ static int parse_pipeline(parser *p, const ctx *c, int32_t *last)
     }
     uint32_t plid = p->cl->npipelines++, first = p->cl->nseg, k = 0;
     for (;;) {
-        TRY(parse_command(p, c, plid, k++, last));
         tok t, u;
-        peek(p, &t);
-        if (t.kind != T_PIPE && t.kind != T_PIPEAMP)
+        TRY(parse_command(p, c, plid, k++, last, &t));
+        if (t.kind != T_PIPE && t.kind != T_PIPEAMP) {
+            *nt = t;
             break;
+        }
         set_conn(p, *last, t.kind == T_PIPE ? SGR_CONN_PIPE : SGR_CONN_PIPE_ERR);
         TRY(consume(p, &t));
         TRY(skip_linebreaks(p, &u));
@@ -2514,14 +2522,15 @@ static int parse_pipeline(parser *p, const ctx *c, int32_t *last)
 }
 
 /* and_or -> pipeline (('&&' | '||') linebreak pipeline)* */
-static int parse_and_or(parser *p, const ctx *c, int32_t *last)
+static int parse_and_or(parser *p, const ctx *c, int32_t *last, tok *nt)
 {
-    TRY(parse_pipeline(p, c, last));
+    tok t;
+    TRY(parse_pipeline(p, c, last, &t));
     for (;;) {
-        tok t;
-        peek(p, &t);
-        if (t.kind != T_AND && t.kind != T_OR)
+        if (t.kind != T_AND && t.kind != T_OR) {
+            *nt = t;
             return 0;
+        }
         set_conn(p, *last, t.kind == T_AND ? SGR_CONN_AND : SGR_CONN_OR);
         TRY(consume(p, &t));
         tok u;
@@ -2529,7 +2538,7 @@ static int parse_and_or(parser *p, const ctx *c, int32_t *last)
         if (u.kind == T_EOF)
             return fail(p, t.start, t.len, "syntax error: '%s' must be followed by a command",
                         t.kind == T_AND ? "&&" : "||");
-        TRY(parse_pipeline(p, c, last));
+        TRY(parse_pipeline(p, c, last, &t));
     }
 }
 
@@ -2561,18 +2570,19 @@ static int at_terminator(parser *p, const tok *t, unsigned terms)
  * Stops (without consuming) at end of input, at a terminator in terms, or at a
  * token that cannot continue the list; the caller decides whether that is an
  * error.  *count gets the number of and_or lists parsed. */
-static int parse_list(parser *p, const ctx *c, unsigned terms, int *count)
+static int parse_list(parser *p, const ctx *c, unsigned terms, int *count, tok *nt)
 {
     for (;;) {
         tok t;
         TRY(skip_linebreaks(p, &t));
-        if (t.kind == T_EOF || at_terminator(p, &t, terms))
+        if (t.kind == T_EOF || at_terminator(p, &t, terms)) {
+            *nt = t;
             return 0;
+        }
         uint32_t first = p->cl->nseg;
         int32_t last;
-        TRY(parse_and_or(p, c, &last));
+        TRY(parse_and_or(p, c, &last, &t));
         (*count)++;
-        peek(p, &t);
         switch (t.kind) {
         case T_AMP:
             set_conn(p, last, SGR_CONN_AMP);
@@ -2583,6 +2593,7 @@ static int parse_list(parser *p, const ctx *c, unsigned terms, int *count)
             set_conn(p, last, SGR_CONN_SEMI);
             break;
         default:
+            *nt = t;
             return 0;
         }
         TRY(consume(p, &t));
@@ -2593,9 +2604,8 @@ static int parse_list(parser *p, const ctx *c, unsigned terms, int *count)
 static int parse_program(parser *p, const ctx *c)
 {
     int n = 0;
-    TRY(parse_list(p, c, 0, &n));
     tok t;
-    peek(p, &t);
+    TRY(parse_list(p, c, 0, &n, &t));
     if (t.kind != T_EOF)
         return unexpected(p, &t);
     if (p->hd_n > p->hd_base) {
