@@ -2400,12 +2400,13 @@ static int parse_compound(parser *p, const ctx *c, int kw, int lparen)
 }
 
 /* command -> simple_command | compound_command redirect* | function_def
- *          | '[[' ... ']]' | '((' arith '))' */
+ *          | '[[' ... ']]' | '((' arith '))'
+ * *nt is the command's first token as peek gives it (pos at its start), and
+ * becomes the token after the command, pos at its start, as peek would give it. */
 static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *last,
                          tok *nt)
 {
-    tok t;
-    peek(p, &t);
+    const tok t = *nt;
     *last = -1;
     uint32_t start = p->cl->nseg;
     size_t st = t.start;
@@ -2486,7 +2487,8 @@ static int parse_command(parser *p, const ctx *c, uint32_t plid, uint32_t k, int
     return 0;
 }
 
-/* pipeline -> ['!'] command (('|' | '|&') linebreak command)* */
+/* pipeline -> ['!'] command (('|' | '|&') linebreak command)*
+ * *nt: in and out as for parse_command. */
 static int parse_pipeline(parser *p, const ctx *c, int32_t *last, tok *nt)
 {
     int neg = 0;
@@ -2495,18 +2497,18 @@ static int parse_pipeline(parser *p, const ctx *c, int32_t *last, tok *nt)
         p->pos++;
         skip_blanks(p);
     }
+    if (neg)
+        peek(p, nt);
     uint32_t plid = p->cl->npipelines++, first = p->cl->nseg, k = 0;
     for (;;) {
-        tok t, u;
-        TRY(parse_command(p, c, plid, k++, last, &t));
-        if (t.kind != T_PIPE && t.kind != T_PIPEAMP) {
-            *nt = t;
+        TRY(parse_command(p, c, plid, k++, last, nt));
+        if (nt->kind != T_PIPE && nt->kind != T_PIPEAMP)
             break;
-        }
+        tok t = *nt;
         set_conn(p, *last, t.kind == T_PIPE ? SGR_CONN_PIPE : SGR_CONN_PIPE_ERR);
         TRY(consume(p, &t));
-        TRY(skip_linebreaks(p, &u));
-        if (u.kind == T_EOF)
+        TRY(skip_linebreaks(p, nt));
+        if (nt->kind == T_EOF)
             return fail(p, t.start, t.len, "syntax error: '%.*s' must be followed by a command",
                         (int)t.len, p->s + t.start);
     }
@@ -2521,24 +2523,22 @@ static int parse_pipeline(parser *p, const ctx *c, int32_t *last, tok *nt)
     return 0;
 }
 
-/* and_or -> pipeline (('&&' | '||') linebreak pipeline)* */
+/* and_or -> pipeline (('&&' | '||') linebreak pipeline)*
+ * *nt: in and out as for parse_command. */
 static int parse_and_or(parser *p, const ctx *c, int32_t *last, tok *nt)
 {
-    tok t;
-    TRY(parse_pipeline(p, c, last, &t));
+    TRY(parse_pipeline(p, c, last, nt));
     for (;;) {
-        if (t.kind != T_AND && t.kind != T_OR) {
-            *nt = t;
+        tok t = *nt;
+        if (t.kind != T_AND && t.kind != T_OR)
             return 0;
-        }
         set_conn(p, *last, t.kind == T_AND ? SGR_CONN_AND : SGR_CONN_OR);
         TRY(consume(p, &t));
-        tok u;
-        TRY(skip_linebreaks(p, &u));
-        if (u.kind == T_EOF)
+        TRY(skip_linebreaks(p, nt));
+        if (nt->kind == T_EOF)
             return fail(p, t.start, t.len, "syntax error: '%s' must be followed by a command",
                         t.kind == T_AND ? "&&" : "||");
-        TRY(parse_pipeline(p, c, last, &t));
+        TRY(parse_pipeline(p, c, last, nt));
     }
 }
 
@@ -2569,7 +2569,8 @@ static int at_terminator(parser *p, const tok *t, unsigned terms)
 /* list -> linebreak (and_or ((';' | '&' | NL) linebreak and_or)* [';' | '&'])?
  * Stops (without consuming) at end of input, at a terminator in terms, or at a
  * token that cannot continue the list; the caller decides whether that is an
- * error.  *count gets the number of and_or lists parsed. */
+ * error.  *count gets the number of and_or lists parsed, *nt the token it stopped
+ * at, as peek gives it (pos at its start): callers need not peek it again. */
 static int parse_list(parser *p, const ctx *c, unsigned terms, int *count, tok *nt)
 {
     for (;;) {
