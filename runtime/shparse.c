@@ -335,14 +335,26 @@ sgr_segment *sgr_sh_add_segment(sg_arena *a, sgr_cmdline *cl, const sgr_sh_limit
     return sg;
 }
 
-/* Reserve the next segment for a command of list c at pipeline plid, position k. */
-static int seg_new(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *idx)
+/* seg_new's slow path: the segment limit, or a full vector. */
+__attribute__((noinline))
+static int seg_new_room(parser *p)
 {
     sgr_cmdline *cl = p->cl;
     if (cl->nseg >= p->lim->max_segments)
         return fail(p, p->pos, 1, "more than %u commands", p->lim->max_segments);
-    if (cl->nseg == cl->cap && seg_room(p->a, cl) < 0)
+    if (seg_room(p->a, cl) < 0)
         return oom(p);
+    return 0;
+}
+
+/* Reserve the next segment for a command of list c at pipeline plid, position k.
+ * Inline, its slow path apart: once per command, and the common case needs no
+ * register saved. */
+static inline int seg_new(parser *p, const ctx *c, uint32_t plid, uint32_t k, int32_t *idx)
+{
+    sgr_cmdline *cl = p->cl;
+    if (cl->nseg >= p->lim->max_segments || cl->nseg == cl->cap)
+        TRY(seg_new_room(p));
     /* every field stored once (a memset of the whole would store most twice); the
      * padding is never read */
     sgr_segment *sg = &cl->seg[cl->nseg];
