@@ -85,6 +85,7 @@ typedef struct parser {
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
     uint32_t seg0;        /* segments before it were there before this parse (a
                            * nested script's line): they never move */
+    sgr_segment *seg0v;   /* room for cl's first SEG_CAP0 segments, or NULL */
     uint32_t rdepth;
     const char *kw_s;     /* keyword_at's last answer: kw, for the word at */
     size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
@@ -303,12 +304,15 @@ static void leave(parser *p)
 
 /* ---- segments ------------------------------------------------------------- */
 
+/* Segments a line's first vector has room for. */
+#define SEG_CAP0 8
+
 /* Make room for one more segment in cl; -1 on OOM. */
 static int seg_room(sg_arena *a, sgr_cmdline *cl)
 {
     if (cl->nseg < cl->cap)
         return 0;
-    uint32_t nc = cl->cap ? cl->cap * 2 : 8;
+    uint32_t nc = cl->cap ? cl->cap * 2 : SEG_CAP0;
     sgr_segment *ns = sg_arena_alloc(a, (size_t)nc * sizeof *ns);
     if (!ns)
         return -1;
@@ -342,6 +346,11 @@ static int seg_new_room(parser *p)
     sgr_cmdline *cl = p->cl;
     if (cl->nseg >= p->lim->max_segments)
         return fail(p, p->pos, 1, "more than %u commands", p->lim->max_segments);
+    if (!cl->cap && p->seg0v) {
+        cl->seg = p->seg0v;     /* alloc_buf's */
+        cl->cap = SEG_CAP0;
+        return 0;
+    }
     if (seg_room(p->a, cl) < 0)
         return oom(p);
     return 0;
@@ -2654,15 +2663,22 @@ static int precheck(parser *p, size_t len)
     return 0;
 }
 
-/* Allocate buf, the word-building stack, and dup, the copy of the input that
- * lex_simple_word's word texts point into (with room for a NUL after its end). */
+/* Allocate dup, the copy of the input that lex_simple_word's word texts point
+ * into (with room for a NUL after its end), buf, the word-building stack, and
+ * when cl has no segment vector yet, the one the first seg_room would make: one
+ * arena allocation for the three. */
 static int alloc_buf(parser *p, size_t len)
 {
+    size_t dn = (len + 1 + (SG_ARENA_ALIGN - 1)) & ~(SG_ARENA_ALIGN - 1);
+    size_t sn = p->cl->cap ? 0 : SEG_CAP0 * sizeof(sgr_segment);
     p->bcap = (len < 4096 ? len : 4096) + 64;
-    p->buf = sg_arena_alloc(p->a, p->bcap);
-    p->dup = sg_arena_alloc(p->a, len + 1);
-    if (!p->buf || !p->dup)
+    char *m = sg_arena_alloc(p->a, dn + sn + p->bcap);
+    if (!m)
         return oom(p);
+    p->dup = m;
+    if (sn)
+        p->seg0v = (sgr_segment *)(void *)(m + dn);
+    p->buf = m + dn + sn;
     if (len)
         memcpy(p->dup, p->s, len);
     return 0;
