@@ -733,8 +733,8 @@ static int consume(parser *p, const tok *t)
     return 0;
 }
 
-/* linebreak -> (NEWLINE | CR)* */
-static int skip_linebreaks(parser *p, tok *t)
+/* linebreak -> (NEWLINE | CR)*   inline: most find none, and peek is inline */
+static inline int skip_linebreaks(parser *p, tok *t)
 {
     for (;;) {
         peek(p, t);
@@ -1835,8 +1835,9 @@ static int compound_redirs(parser *p, const ctx *c, uint32_t start)
 
 /* ---- commands ------------------------------------------------------------- */
 
-/* Fill segment idx from the collected parts and its source range. */
-static int seg_finish(parser *p, int32_t idx, vec *argv, vec *asg, vec *rd, size_t start)
+/* Fill segment idx from the collected parts and its source range.  Inline: once
+ * per command, and its arguments are the caller's locals. */
+static inline int seg_finish(parser *p, int32_t idx, vec *argv, vec *asg, vec *rd, size_t start)
 {
     sgr_segment *sg = &p->cl->seg[idx];
     sg->argv = argv->p;
