@@ -787,12 +787,10 @@ static size_t lit_len(const parser *p)
     return i - p->pos;
 }
 
-/* The reserved word w[0..n) is, or KW_NONE; w[0] may be any byte. */
-static int keyword_in(const char *w, size_t n)
+/* keyword_in for a word that a reserved word's first byte and length fit. */
+__attribute__((noinline))
+static int keyword_cmp(const char *w, size_t n)
 {
-    unsigned lens = kwlen_tab[(unsigned char)w[0]];
-    if (n >= 16 || !(lens >> n & 1))
-        return KW_NONE;                 /* no reserved word starts so: most words */
     /* a compare per reserved word of that length, each of constant size: inline
      * loads, no memcmp call */
 #define KW_IS(name, text, a) \
@@ -801,6 +799,16 @@ static int keyword_in(const char *w, size_t n)
     KEYWORDS(KW_IS, 0)
 #undef KW_IS
     return KW_NONE;
+}
+
+/* The reserved word w[0..n) is, or KW_NONE; w[0] may be any byte.  Inline up to
+ * the first test, which rejects most command words. */
+static inline int keyword_in(const char *w, size_t n)
+{
+    unsigned lens = kwlen_tab[(unsigned char)w[0]];
+    if (n >= 16 || !(lens >> n & 1))
+        return KW_NONE;                 /* no reserved word starts so: most words */
+    return keyword_cmp(w, n);
 }
 
 /* The reserved word at pos (only meaningful in command position), or KW_NONE.
