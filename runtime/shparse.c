@@ -1932,6 +1932,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
     char *const dup = p->dup;
     const size_t e = p->end, start = p->pos;
     const int ovr = p->ovr;
+    const int own = dup && !ovr;    /* words are slices of dup with their own spans */
     size_t i = start, endp = start;
     uint32_t wleft = p->lim->max_words;     /* max_words - argv.n - asg.n */
     unsigned cc;
@@ -1980,19 +1981,28 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             }
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
-            if (!word_ends(s, e, j)) {
+            /* most words end at one blank, which word_ends need not look at */
+            int blank = j < e && s[j] == ' ';
+            if (!blank && !word_ends(s, e, j)) {
                 p->pos = i;
                 TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
                 i = endp = p->pos;
                 continue;
             }
-            /* lex_simple_word's plain case */
-            TRY(slice_word(p, dup, ovr, s, i, j - i, s[i] == '~' ? SGR_W_TILDE : 0, i, j - i,
-                           w));
+            /* lex_simple_word's plain case; slice_word's for a word of the line */
+            if (own) {
+                w->text = dup + i;
+                w->len = (uint32_t)(j - i);
+                w->flags = s[i] == '~' ? SGR_W_TILDE : 0;
+                w->span.off = (uint32_t)i;
+                w->span.len = (uint32_t)(j - i);
+                dup[j] = '\0';
+            } else
+                TRY(slice_word(p, dup, ovr, s, i, j - i, s[i] == '~' ? SGR_W_TILDE : 0, i,
+                               j - i, w));
             endp = j;
-            /* most words are followed by one blank and the next word */
-            if (j + 1 < e && s[j] == ' '
-                && !((cc = cclass(s[j + 1])) & (C_META | C_DIGIT | C_SKIP))) {
+            /* and the next word follows */
+            if (blank && j + 1 < e && !((cc = cclass(s[j + 1])) & (C_META | C_DIGIT | C_SKIP))) {
                 i = j + 1;
                 goto word;
             }
