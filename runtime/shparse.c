@@ -1979,6 +1979,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
                 i = endp = p->pos;
                 continue;
             }
+        plain:      /* j is the end of the plain run at i, which is no NAME= */
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
             /* most words end at one blank, which word_ends need not look at */
@@ -2001,10 +2002,17 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
                 TRY(slice_word(p, dup, ovr, s, i, j - i, s[i] == '~' ? SGR_W_TILDE : 0, i,
                                j - i, w));
             endp = j;
-            /* and the next word follows */
+            /* and the next word follows: argv has a word, so it is no NAME= */
             if (blank && j + 1 < e && !((cc = cclass(s[j + 1])) & (C_META | C_DIGIT | C_SKIP))) {
                 i = j + 1;
-                goto word;
+                if (!(cc & C_PLAIN))
+                    goto word;
+                if (!wleft--) {
+                    p->pos = i;
+                    return too_many_words(p, start);
+                }
+                plain_scan(s, i, e, cc, 0, &j);
+                goto plain;
             }
             i = j;
             continue;
