@@ -1948,6 +1948,13 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         }
         cc = cclass(s[i]);
         if (cc & (C_META | C_DIGIT | C_SKIP)) {
+            /* peek_any's answer for the commonest end of a command, a lone '|' */
+            if (s[i] == '|' && (i + 1 >= e || (s[i + 1] != '|' && s[i + 1] != '&'))) {
+                nt->kind = T_PIPE;
+                nt->start = i;
+                nt->len = 1;
+                break;
+            }
             p->pos = i;
             peek_any(p, nt);
             if (nt->kind == T_REDIR) {
