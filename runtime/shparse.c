@@ -2567,6 +2567,10 @@ static int parse_pipeline(parser *p, const ctx *c, int32_t *last, tok *nt)
             return fail(p, t.start, t.len, "syntax error: '%.*s' must be followed by a command",
                         (int)t.len, p->s + t.start);
     }
+    /* a lone command that is not negated changes nothing: pipe_len is 1 from
+     * seg_new and parse_command's compound case takes only pipe_len 1 segments */
+    if (k == 1 && !neg)
+        return 0;
     for (uint32_t j = first; j < p->cl->nseg; j++) {
         sgr_segment *sg = &p->cl->seg[j];
         if (sg->pipeline == plid) {
