@@ -3,6 +3,14 @@
 # throughput through the CLI (JSON lines in and out).  usage: run.sh BUILD_DIR
 set -eu
 B=${1:-build}
+# say which build the figures are for: make build is profile-guided (scripts/pgo.sh)
+pgo=$(sed -n 's/^SG_PGO:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
+pdir=$(sed -n 's/^SG_PGO_DIR:PATH=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
+if [ "$pgo" = USE ] && [ -n "$(find "$pdir" -name '*.gcda' 2>/dev/null | head -n 1)" ]; then
+    echo "build: $B, profile-guided ($pdir)"
+else
+    echo "build: $B, no profile (SG_PGO='$pgo')"
+fi
 "$B/bench/bench_shellgate" "${BENCH_ITERS:-200000}"
 "$B/bench/bench_hooks" "${BENCH_HOOK_CALLS:-1000000}"
 N=${BENCH_BATCH:-200000}
