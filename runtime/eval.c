@@ -13,6 +13,22 @@
 #include "pathgroup.h"
 #include "common/alloc.h"
 
+/* One rule of a walk: the rule, the features it needs (c->need), and where
+ * run() starts (see index_implies; WALK_PROVED: the index proves the rule). */
+typedef struct sgr_walk {
+    uint32_t rule;
+    uint16_t need;
+    uint16_t from;
+} sgr_walk;
+
+#define WALK_PROVED UINT16_MAX
+
+typedef struct sgr_walk_prog {
+    const char *name;
+    uint32_t len, hash;
+    uint32_t off, n;                    /* its walk: walk[off..off + n) */
+} sgr_walk_prog;
+
 struct sgr_ctx {
     const sgr_table *t;
     sg_arena arena;
@@ -85,6 +101,17 @@ struct sgr_ctx {
                                          * yet; a set with words has a length bit) */
     uint8_t *implied;                   /* [nrules] see index_implies */
     uint32_t nprogs;                    /* segments of this call that run a program */
+    /* decide_segment's walks (see build_walks): per program the index names, its
+     * rules merged with the any list, found through a hash of the names */
+    sgr_walk *walk;                     /* every walk back to back; walk[0..nany) is
+                                         * the any list alone */
+    uint32_t nany;
+    sgr_walk_prog *wprog;               /* [the index's names] */
+    uint32_t *wslot;                    /* [wmask + 1] wprog index + 1, 0: empty */
+    uint32_t wmask;
+    int walk_merged;                    /* 0: the walks were too large to keep; each
+                                         * is merged into walk_tmp when used */
+    sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -292,6 +319,128 @@ static int group_sets(sgr_ctx *c)
     return 0;
 }
 
+/* ---- the walk ---------------------------------------------------------------
+ * decide_segment tries a segment's rules in the order of the index's list for its
+ * program merged with the any list (by rule id; at a tie the any list first).
+ * That merge, the lookups of c->need and c->implied and the index's own lookup
+ * (a hash, then a compare out of line) were most of its cost; they depend on the
+ * table only, so sgr_ctx_new does them once: a walk per program the index names,
+ * found through a hash of the names kept here.  A table whose walks would take
+ * more than WALK_MAX entries (many names, a long any list) keeps only the hash,
+ * and a walk is merged into walk_tmp when it is used. */
+size_t sgr_walk_max = (size_t)1 << 18;
+
+static inline uint32_t walk_hash(const char *s, size_t n)
+{
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x01000193u;
+    return h;
+}
+
+/* Merge idx[0..nidx) (an index list) with the any list into w; returns the
+ * length. */
+static uint32_t walk_merge(const sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_t nidx)
+{
+    const uint32_t *any = c->t->lists + c->t->meta->any_off;
+    uint32_t nany = c->nany, i = 0, j = 0, k = 0;
+    while (i < nidx || j < nany) {
+        uint32_t r, from = 0;
+        if (j >= nany || (i < nidx && idx[i] < any[j])) {
+            r = idx[i++];
+            from = c->implied[r] == IMPLIED_ALL ? WALK_PROVED : c->implied[r] == IMPLIED_AND ? 2 : 0;
+        } else {
+            r = any[j++];
+        }
+        w[k].rule = r;
+        w[k].need = c->need[r];
+        w[k].from = (uint16_t)from;
+        k++;
+    }
+    return k;
+}
+
+static int build_walks(sgr_ctx *c)
+{
+    const sgr_table *t = c->t;
+    size_t total = c->nany = t->meta->any_len, longest = 0;
+    uint32_t nnames = 0;
+    for (uint32_t b = 0; b < t->nbuckets; b++)
+        if (t->index[b].name != SGT_NONE) {
+            nnames++;
+            total += (size_t)t->index[b].list_len + c->nany;
+            longest = t->index[b].list_len > longest ? t->index[b].list_len : longest;
+        }
+    c->walk_merged = total <= sgr_walk_max;
+    uint32_t slots = 2;
+    while (slots < 2 * (size_t)nnames)
+        slots *= 2;
+    c->wmask = slots - 1;
+    c->wslot = sg_calloc(slots, sizeof *c->wslot);
+    c->wprog = sg_malloc(sizeof *c->wprog * (nnames ? nnames : 1));
+    c->walk = sg_malloc(sizeof *c->walk * (c->walk_merged ? (total ? total : 1) : (c->nany ? c->nany : 1)));
+    if (!c->walk_merged)
+        c->walk_tmp = sg_malloc(sizeof *c->walk_tmp * (longest + c->nany));
+    if (!c->wslot || !c->wprog || !c->walk || (!c->walk_merged && !c->walk_tmp))
+        return -1;
+    uint32_t off = walk_merge(c, c->walk, NULL, 0), k = 0;
+    for (uint32_t b = 0; b < t->nbuckets; b++) {
+        const sgt_bucket *bk = &t->index[b];
+        if (bk->name == SGT_NONE)
+            continue;
+        sgr_walk_prog *wp = &c->wprog[k];
+        wp->name = sgr_str(t, bk->name);
+        wp->len = (uint32_t)strlen(wp->name);
+        wp->hash = walk_hash(wp->name, wp->len);
+        if (c->walk_merged) {
+            wp->off = off;
+            wp->n = walk_merge(c, c->walk + off, t->lists + bk->list_off, bk->list_len);
+            off += wp->n;
+        } else {
+            wp->off = bk->list_off;     /* the index list, merged when used */
+            wp->n = bk->list_len;
+        }
+        uint32_t h = wp->hash & c->wmask;
+        while (c->wslot[h])
+            h = (h + 1) & c->wmask;
+        c->wslot[h] = ++k;
+    }
+    return 0;
+}
+
+/* The walk for a segment running program name[0..n) (n == 0: none); *len its
+ * length. */
+static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n, int prog, uint32_t *len)
+{
+    const sgr_walk_prog *wp = NULL;
+    if (prog) {
+        uint32_t h = walk_hash(name, n);
+        /* terminates: fewer than half the slots are used */
+        for (uint32_t p = h & c->wmask; c->wslot[p]; p = (p + 1) & c->wmask) {
+            const sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];
+            if (q->hash == h && q->len == n) {
+                uint32_t i = 0;
+                while (i < n && q->name[i] == name[i])
+                    i++;
+                if (i == n) {
+                    wp = q;
+                    break;
+                }
+            }
+        }
+    }
+    if (!wp) {
+        *len = c->nany;
+        return c->walk;
+    }
+    if (c->walk_merged) {
+        *len = wp->n;
+        return c->walk + wp->off;
+    }
+    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->off, wp->n);
+    return c->walk_tmp;
+}
+
 sgr_ctx *sgr_ctx_new(const sgr_table *t)
 {
     sgr_ctx *c = sg_calloc(1, sizeof *c);
@@ -339,6 +488,10 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
             c->pg_union |= c->pg_mask[set];
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len, c->pg_full);
+    if (build_walks(c) < 0) {
+        sgr_ctx_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -361,6 +514,10 @@ void sgr_ctx_free(sgr_ctx *c)
         sgr_pg_trie_free(&c->pg_tries[i]);
     sg_free(c->pg_tries);
     sg_free(c->implied);
+    sg_free(c->walk);
+    sg_free(c->walk_tmp);
+    sg_free(c->wprog);
+    sg_free(c->wslot);
     sg_free(c->wf);
     sg_free(c->pw_call);
     sg_free(c->pw_hit);
@@ -1689,45 +1846,38 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
     const sgr_table *t = c->t;
     const sgr_segment *s = &c->res.cl.seg[si];
     const sgr_norm *nm = &c->res.norm[si];
-    uint32_t nidx = 0;
-    const uint32_t *idx = s->argc ? sgr_table_lookup(t, nm->prog.s, nm->prog.len, &nidx) : NULL;
-    const uint32_t *any = t->lists + t->meta->any_off;
-    uint32_t nany = t->meta->any_len, i = 0, j = 0;
+    uint32_t nwalk;
+    const sgr_walk *walk = walk_for(c, nm->prog.s, nm->prog.len, s->argc > 0, &nwalk);
     int32_t best = -1;
     uint32_t bestd = SGT_ALLOW;
     int dyn_handled = 0;
     sgr_sv save_o = c->m_option, save_a = c->m_arg, save_p = c->m_path;
     uint32_t have = seg_features(c, si);
     int pg_known = 0;
-    while (i < nidx || j < nany) {
-        uint32_t r, from = 0;
-        if (j >= nany || (i < nidx && idx[i] < any[j])) {
-            r = idx[i++];
-            from = c->implied[r] == IMPLIED_ALL ? UINT32_MAX : c->implied[r] == IMPLIED_AND ? 2 : 0;
-        } else {
-            r = any[j++];
-        }
-        uint32_t miss = c->need[r] & ~have;
-        if (miss == F_PGHIT && !pg_known) {
-            /* the first rule that needs a path in a group set: resolve the paths and
-             * see, once for the segment, whether any is in one */
-            pg_known = 1;
-            int h = seg_pg_hit(c, si);
-            if (h < 0)
-                return -1;
-            have |= h ? F_PGHIT : 0;
-            miss = c->need[r] & ~have;
-        }
+    for (const sgr_walk *w = walk, *wend = walk + nwalk; w < wend; w++) {
+        uint32_t r = w->rule, miss = w->need & ~have;
         if (miss) {
-            if (c->trace)
-                c->trace(c->trace_ud, (int32_t)si, r, 0);
-            continue;                        /* cannot match: see rule_needs */
+            if (miss == F_PGHIT && !pg_known) {
+                /* the first rule that needs a path in a group set: resolve the paths
+                 * and see, once for the segment, whether any is in one */
+                pg_known = 1;
+                int h = seg_pg_hit(c, si);
+                if (h < 0)
+                    return -1;
+                have |= h ? F_PGHIT : 0;
+                miss = w->need & ~have;
+            }
+            if (miss) {
+                if (c->trace)
+                    c->trace(c->trace_ud, (int32_t)si, r, 0);
+                continue;                    /* cannot match: see rule_needs */
+            }
         }
         const sgt_rule *ru = &t->rules[r];
         c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
         c->ov_set = c->herr = 0;
         c->ov_msg = NULL;
-        int m = from == UINT32_MAX ? 1 : run(c, si, ru->code_off, ru->code_len, from);
+        int m = w->from == WALK_PROVED ? 1 : run(c, si, ru->code_off, ru->code_len, w->from);
         if (m < 0)
             return -1;
         uint32_t dec = ru->decision;

@@ -96,6 +96,10 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim);
 const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o);
 
 const char *sgr_decision_name(uint32_t d);
+/* A context keeps each program's rules merged with the rules of no program while
+ * they take at most this many entries in all (else it merges them per segment);
+ * tests lower it to compare the two ways.  Read by sgr_ctx_new. */
+extern size_t sgr_walk_max;
 /* The id of rule r as results and logs print it: "pack:label", or "default",
  * "dynamic", "no-command" for the SGR_RULE_* values ("unknown" out of range). */
 const char *sgr_rule_name(const sgr_table *t, int32_t r);

@@ -22,6 +22,7 @@ typedef struct pack {
     uint8_t *bytes;
     sgr_table *t;
     sgr_ctx *ctx;
+    sgr_ctx *ctx_late;                   /* merges its walks per segment (sgr_walk_max 0) */
     sgc_checked *k;
     sg_ref *ref;
 } pack;
@@ -97,6 +98,11 @@ static void add_pack(const char *path)
     char err[300];
     CHECK(sgr_table_load(p->bytes, len, &p->t, err, sizeof err) == 0);
     p->ctx = sgr_ctx_new(p->t);
+    size_t wm = sgr_walk_max;
+    sgr_walk_max = 0;
+    p->ctx_late = sgr_ctx_new(p->t);
+    sgr_walk_max = wm;
+    CHECK(p->ctx_late != NULL);
     rc = sg_ref_new(p->k, &p->ref, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s: reference: %s\n", path, err);
@@ -205,6 +211,17 @@ static void run_line(const char *s, size_t n)
             continue;
         }
         const sgr_result *r = sgr_eval(packs[i].ctx, s, n, &so);
+        /* the context that merges each walk when used decides the same, word for word */
+        const sgr_result *r2 = sgr_eval(packs[i].ctx_late, s, n, &so);
+        if (r2->decision != r->decision || r2->rule != r->rule || r2->seg != r->seg
+            || strcmp(r2->message, r->message) != 0 || strcmp(r2->hint, r->hint) != 0) {
+            if (disagree++ < 60) {
+                fprintf(stderr, "WALKS DIFFER %s: \"", packs[i].name);
+                show(s, n);
+                fprintf(stderr, "\": %s %s / %s %s\n", sgr_rule_name(packs[i].t, r->rule), r->message,
+                        sgr_rule_name(packs[i].t, r2->rule), r2->message);
+            }
+        }
         char why[600];
         int rc = sg_ref_check(packs[i].ref, packs[i].t, r, SG_TEST_CWD, SG_TEST_HOME, why, sizeof why);
         if (rc == SG_REF_AGREE)
@@ -296,6 +313,7 @@ int main(void)
     for (size_t i = 0; i < npacks; i++) {
         sg_ref_free(packs[i].ref);
         sgr_ctx_free(packs[i].ctx);
+        sgr_ctx_free(packs[i].ctx_late);
         sgr_table_free(packs[i].t);
         sgc_checked_free(packs[i].k);
         sg_free(packs[i].bytes);
