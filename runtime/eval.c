@@ -65,6 +65,7 @@ struct sgr_ctx {
                                          * name may be one, so nothing is text */
     uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
                                          * + 1, DMIN_NEVER: none, 0: not yet measured */
+    uint8_t *dlow;                      /* [ndfas] see dfa_low; valid once dmin is */
     uint32_t *bfs_queue;                /* [largest nstates] dfa_min's scratch */
     uint8_t *bfs_seen;
     /* `path inside` over the automata of every set a rule checks paths against, in
@@ -461,6 +462,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     for (uint32_t d = 0; d < t->ndfas; d++)
         maxst = t->dfas[d].nstates > maxst ? t->dfas[d].nstates : maxst;
     c->dmin = sg_calloc(t->ndfas ? t->ndfas : 1, sizeof *c->dmin);
+    c->dlow = sg_calloc(t->ndfas ? t->ndfas : 1, 1);
     c->bfs_queue = sg_malloc(maxst * sizeof *c->bfs_queue);
     c->bfs_seen = sg_malloc(maxst);
     c->pg_mask = sg_calloc(ns, sizeof *c->pg_mask);
@@ -470,7 +472,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->wf = sg_calloc(ns, sizeof *c->wf);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
     if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_full || !c->pw_call
-        || !c->pw_hit || !c->implied || !c->wf || !c->dmin || !c->bfs_queue || !c->bfs_seen) {
+        || !c->pw_hit || !c->implied || !c->wf || !c->dmin || !c->dlow || !c->bfs_queue || !c->bfs_seen) {
         sgr_ctx_free(c);
         return NULL;
     }
@@ -506,6 +508,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_hit);
     sg_free(c->wmax);
     sg_free(c->dmin);
+    sg_free(c->dlow);
     sg_free(c->bfs_queue);
     sg_free(c->bfs_seen);
     sg_free(c->pg_mask);
@@ -1091,6 +1094,76 @@ static inline int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32
 
 #define DMIN_NEVER UINT32_MAX
 
+/* Does automaton a accept a string without a byte of class k?  Breadth first
+ * from the start state over the other classes; *budget is spent one per
+ * transition looked at (0 left: the answer is 1, which is always safe). */
+static int dfa_accepts_without(sgr_ctx *c, const sgr_dfa *a, uint32_t k, size_t *budget)
+{
+    uint32_t *q = c->bfs_queue, head = 0, tail = 0;
+    uint8_t *seen = c->bfs_seen;
+    memset(seen, 0, a->nstates);
+    seen[0] = seen[1] = 1;
+    q[tail++] = 1;
+    while (head < tail) {
+        uint32_t st = q[head++];
+        if (a->accept[st] >= 0 || *budget < a->nclasses)
+            return 1;
+        *budget -= a->nclasses;
+        const uint32_t *row = a->trans + (size_t)st * a->nclasses;
+        for (uint32_t j = 0; j < a->nclasses; j++)
+            if (j != k && !seen[row[j]]) {
+                seen[row[j]] = 1;
+                q[tail++] = row[j];
+            }
+    }
+    return 0;
+}
+
+/* A bound under which some byte of every string a accepts lies, or 0: none kept.
+ * `/(drop|truncate)\s+table|.../` cannot match an argument without a blank,
+ * and most arguments have none; a test for a byte below 0x21, 8 bytes at a time
+ * (has_byte_below), costs less than the automaton's byte-by-byte run.  The bound
+ * is 1 + the highest byte of a class every accepted string holds (the class whose
+ * highest byte is lowest), kept when it is at most 128 (has_byte_below's limit). */
+static uint8_t dfa_low(sgr_ctx *c, const sgr_dfa *a)
+{
+    int top[256];
+    for (uint32_t k = 0; k < a->nclasses && k < 256; k++)
+        top[k] = -1;
+    for (int b = 0; b < 256; b++)
+        top[a->classmap[b]] = b;                /* the loader keeps classmap < nclasses */
+    size_t budget = (size_t)1 << 22;            /* a huge automaton keeps no bound */
+    for (int b = 0; b < 128; b++) {
+        uint32_t k = a->classmap[b];
+        if (top[k] == b && !dfa_accepts_without(c, a, k, &budget))
+            return (uint8_t)(b + 1);
+    }
+    return 0;
+}
+
+/* Has s[0..n) a byte below low (1 <= low <= 128)?  Word by word: x - low in every
+ * byte borrows into a byte's top bit only below low, and ~x keeps bytes of 128 and
+ * more out (the exact "hasless" test: it may name the wrong byte, never the wrong
+ * answer). */
+static inline int has_byte_below(const char *s, size_t n, uint32_t low)
+{
+    const uint64_t ones = 0x0101010101010101ull, tops = ones * 0x80, sub = ones * low;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if ((uint8_t)s[i] < low)
+                return 1;
+        return 0;
+    }
+    uint64_t x;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if ((x - sub) & ~x & tops)
+            return 1;
+    }
+    memcpy(&x, s + n - 8, 8);                   /* the last 8, overlapping */
+    return ((x - sub) & ~x & tops) != 0;
+}
+
 /* dfa_min's first use of automaton d: breadth first from the start state over
  * every class; a string that reaches the dead state is refused whatever follows,
  * so no path goes through it.  A class no byte maps to can only make the length
@@ -1119,6 +1192,7 @@ static uint32_t dfa_measure(sgr_ctx *c, uint32_t d)
         }
     }
     c->dmin[d] = found;
+    c->dlow[d] = dfa_low(c, a);
     return found;
 }
 
@@ -1134,6 +1208,8 @@ static inline uint32_t dfa_min(sgr_ctx *c, uint32_t d)
 __attribute__((noinline))
 static int dfa_has(const sgr_ctx *c, uint32_t d, const char *s, uint32_t n)
 {
+    if (c->dlow[d] && !has_byte_below(s, n, c->dlow[d]))
+        return 0;                            /* no byte of a class every match has */
     return sgr_dfa_match(&c->t->dfas[d], s, n) >= 0;
 }
 

@@ -413,6 +413,51 @@ static void dfa_min_tests(void)
     unload_pack(t, img);
 }
 
+/* An automaton whose every match holds a byte below 128 of one class (a blank in
+ * `/drop\s+table/i`) is run only on strings with a byte below that class's
+ * highest + 1, tested 8 bytes at a time (dfa_low in runtime/eval.c): the blank at
+ * every place in strings of 10 to 29 bytes, after bytes of 128 and more, and a
+ * class of one byte ('-') next to the bytes just above it. */
+static void dfa_low_tests(void)
+{
+    static const char pack[] =
+        "pack l version 1\n"
+        "default allow\n"
+        "sql: ask arg matches /(drop|truncate)\\s+table/i \"arg {arg}\"\n"
+        "dash: deny program tool and arg matches /a-b/\n";
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        for (int pre = 0; pre < 10; pre++)
+            for (int post = 0; post < 10; post++) {
+                char cmd[128], want[64];
+                const char *blank = (pre + post) % 3 == 0 ? "\t" : (pre + post) % 3 == 1 ? " " : "   ";
+                snprintf(cmd, sizeof cmd, "psql '%.*sDROP%stable%.*s'", pre, "xxxxxxxxxx", blank, post, "yyyyyyyyyy");
+                snprintf(want, sizeof want, "arg %.*sDROP%stable%.*s", pre, "xxxxxxxxxx", blank, post, "yyyyyyyyyy");
+                const sgr_result *r = ev(cmd);
+                CHECK(r->decision == SGT_ASK);
+                CHECK_STR(r->message, want);
+                snprintf(cmd, sizeof cmd, "psql %.*sDROP_table%.*s", pre, "xxxxxxxxxx", post, "yyyyyyyyyy");
+                expect(cmd, SGT_ALLOW, "default");
+            }
+        expect("psql '\xc3\xa9\xff\xfe\xc3\xa9\xff\xfeZdrop table'", SGT_ASK, "l:sql");
+        expect("psql '\xc3\xa9\xff\xfe\xc3\xa9\xff\xfeZdrop\xa0table'", SGT_ALLOW, "default");
+        expect("psql truncate\ntable", SGT_ALLOW, "default");     /* two words */
+        expect("psql 'truncate\ntable'", SGT_ASK, "l:sql");
+        expect("tool xxxxxxxxxxxa-bxxxxxxxxxx", SGT_DENY, "l:dash");
+        expect("tool xxxxxxxxxxxa.bxxxxxxxxxx", SGT_ALLOW, "default");
+        expect("tool xxxxxxxxxxxa,bxxxxxxxxxx", SGT_ALLOW, "default");
+        expect("tool a-b", SGT_DENY, "l:dash");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* Path resolution goes through a per-context cache from a context's second call
  * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
  * context is seen by the next call, and so is a cwd swapped for a symlink. */
@@ -759,6 +804,7 @@ int main(void)
     path_req_tests();
     index_or_tests();
     dfa_min_tests();
+    dfa_low_tests();
     ctx = sgr_ctx_new(t);
 
     /* decisions: deny > ask > allow, across rules and segments */
