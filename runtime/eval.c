@@ -29,6 +29,28 @@ typedef struct sgr_walk_prog {
     uint32_t off, n;                    /* its walk: walk[off..off + n) */
 } sgr_walk_prog;
 
+/* A message template as fill reads it: pieces of literal text and placeholders,
+ * each placeholder with its own text for when it has no value to stand for. */
+enum { PIECE_TEXT, PIECE_PROGRAM, PIECE_SUBCOMMAND, PIECE_OPTION, PIECE_ARG, PIECE_PATH, PIECE_RULE,
+       PIECE_REASON };
+
+typedef struct sgr_piece {
+    const char *s;
+    uint32_t len;
+    uint32_t kind;
+} sgr_piece;
+
+typedef struct sgr_tmpl {
+    const char *text;
+    size_t len;                         /* strlen(text) */
+    uint32_t off, n;                    /* pieces[off..off + n) */
+    int parsed;                         /* 0: too many pieces to keep; the generic fill */
+} sgr_tmpl;
+
+static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
+
+static int build_tmpls(sgr_ctx *c);
+
 struct sgr_ctx {
     const sgr_table *t;
     sg_arena arena;
@@ -113,6 +135,10 @@ struct sgr_ctx {
     int walk_merged;                    /* 0: the walks were too large to keep; each
                                          * is merged into walk_tmp when used */
     sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
+    /* messages parsed once (see tmpl_parse): [nrules] the rules', then the
+     * default's and DYN_MSG */
+    sgr_tmpl *tmpl;
+    sgr_piece *pieces;
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -490,7 +516,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
             c->pg_union |= c->pg_mask[set];
     for (uint32_t r = 0; r < t->nrules; r++)
         c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len, c->pg_full);
-    if (build_walks(c) < 0) {
+    if (build_walks(c) < 0 || build_tmpls(c) < 0) {
         sgr_ctx_free(c);
         return NULL;
     }
@@ -518,6 +544,8 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pg_tries);
     sg_free(c->implied);
     sg_free(c->walk);
+    sg_free(c->tmpl);
+    sg_free(c->pieces);
     sg_free(c->walk_tmp);
     sg_free(c->wprog);
     sg_free(c->wslot);
@@ -1745,8 +1773,140 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
 
 /* ---- messages ---------------------------------------------------------------- */
 
-static const char *fill(sgr_ctx *c, const char *tmpl, int32_t si, const char *rule_id, const char *reason)
+/* The pieces of template tmpl, as fill would read it, into out[0..) (NULL: only
+ * counted), stopping after max; returns their number. */
+static size_t tmpl_parse(const char *tmpl, sgr_piece *out, size_t max)
 {
+    size_t np = 0;
+    for (const char *p = tmpl; *p && np < max;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        uint32_t kind = PIECE_TEXT;
+        if (close) {
+            size_t k = (size_t)(close - p - 1);
+#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
+            kind = IS("program") ? PIECE_PROGRAM : IS("subcommand") ? PIECE_SUBCOMMAND
+                   : IS("option") ? PIECE_OPTION : IS("arg") ? PIECE_ARG : IS("path") ? PIECE_PATH
+                   : IS("rule") ? PIECE_RULE : IS("reason") ? PIECE_REASON : PIECE_TEXT;
+#undef IS
+        }
+        size_t k;
+        if (kind != PIECE_TEXT) {
+            k = (size_t)(close + 1 - p);
+        } else {
+            const char *q = strchr(p + 1, '{');
+            k = q ? (size_t)(q - p) : strlen(p);
+        }
+        if (out) {
+            out[np].s = p;
+            out[np].len = (uint32_t)k;
+            out[np].kind = kind;
+        }
+        np++;
+        p += k;
+    }
+    return np;
+}
+
+/* Parse every rule's message, the default's and DYN_MSG once for fill_parsed;
+ * past PIECES_MAX pieces in all (a hostile table) the rest stay for fill. */
+#define PIECES_MAX ((size_t)1 << 16)
+
+static int build_tmpls(sgr_ctx *c)
+{
+    const sgr_table *t = c->t;
+    uint32_t nt = t->nrules + 2;
+    c->tmpl = sg_calloc(nt, sizeof *c->tmpl);
+    if (!c->tmpl)
+        return -1;
+    size_t total = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        sgr_tmpl *tp = &c->tmpl[i];
+        tp->text = i < t->nrules ? sgr_str(t, t->rules[i].msg) : i == t->nrules ? sgr_str(t, t->meta->default_msg)
+                                                                                : DYN_MSG;
+        tp->len = strlen(tp->text);
+        size_t n = tmpl_parse(tp->text, NULL, PIECES_MAX - total + 1);
+        if (total + n > PIECES_MAX)
+            continue;
+        tp->off = (uint32_t)total;
+        tp->n = (uint32_t)n;
+        tp->parsed = 1;
+        total += n;
+    }
+    c->pieces = sg_malloc(sizeof *c->pieces * (total ? total : 1));
+    if (!c->pieces)
+        return -1;
+    for (uint32_t i = 0; i < nt; i++)
+        if (c->tmpl[i].parsed)
+            tmpl_parse(c->tmpl[i].text, c->pieces + c->tmpl[i].off, c->tmpl[i].n);
+    return 0;
+}
+
+/* fill over a parsed template: the same text, without looking for braces. */
+static const char *fill_parsed(sgr_ctx *c, const sgr_tmpl *tp, int32_t si, const char *rule_id,
+                               const char *reason)
+{
+    size_t cap = tp->len + 256, n = 0;
+    char *out = sg_arena_alloc(&c->arena, cap);
+    if (!out)
+        return tp->text;
+    const sgr_norm *nm = si >= 0 ? &c->res.norm[si] : NULL;
+    for (const sgr_piece *pc = c->pieces + tp->off, *end = pc + tp->n; pc < end; pc++) {
+        sgr_sv v = { pc->s, pc->len };
+        switch (pc->kind) {
+        case PIECE_TEXT: break;
+        case PIECE_PROGRAM:
+            if (nm) {
+                const sgr_segment *s = &c->res.cl.seg[si];
+                if (s->argc && (s->flags & SGR_SEG_DYNAMIC)) {
+                    v.s = s->argv[0].text;
+                    v.len = s->argv[0].len;
+                } else {
+                    v = nm->prog;
+                }
+            }
+            break;                           /* without a segment: the text itself */
+        case PIECE_SUBCOMMAND:
+            if (nm)
+                v = nm->subcmd;
+            break;
+        case PIECE_OPTION: v = c->m_option; break;
+        case PIECE_ARG: v = c->m_arg.s ? c->m_arg : c->m_path; break;
+        case PIECE_PATH: v = c->m_path.s ? c->m_path : c->m_arg; break;
+        case PIECE_RULE:
+            v.s = rule_id;
+            v.len = (uint32_t)strlen(rule_id);
+            break;
+        default:
+            v.s = reason ? reason : "";
+            v.len = (uint32_t)strlen(v.s);
+            break;
+        }
+        if (!v.s)
+            v.len = 0;
+        if (n + v.len + 1 >= cap) {
+            size_t nc = (n + v.len + 1) * 2;
+            char *no = sg_arena_grow(&c->arena, out, cap, nc);
+            if (!no)
+                return tp->text;
+            out = no;
+            cap = nc;
+        }
+        if (v.len)
+            memcpy(out + n, v.s, v.len);
+        n += v.len;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Fill the placeholders of tmpl ({program} {subcommand} {option} {arg} {path}
+ * {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (NULL: a hook's
+ * message, read here). */
+static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_t si, const char *rule_id,
+                        const char *reason)
+{
+    if (tp && tp->parsed)
+        return fill_parsed(c, tp, si, rule_id, reason);
     size_t cap = strlen(tmpl) + 256, n = 0;
     char *out = sg_arena_alloc(&c->arena, cap);
     if (!out)
@@ -1870,8 +2030,6 @@ static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
     }
     return r;
 }
-
-static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
 static void oom_result(sgr_ctx *c)
 {
@@ -2303,17 +2461,18 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->m_path = bp;
     const char *reason = bestseg >= 0 ? r->cl.seg[bestseg].dyn_reason : NULL;
     if (best == SGR_RULE_DYNAMIC) {
-        r->message = fill(c, DYN_MSG, bestseg, r->rule_id, reason ? reason : "unknown");
+        r->message = fill(c, DYN_MSG, &c->tmpl[t->nrules + 1], bestseg, r->rule_id, reason ? reason : "unknown");
         r->hint = "Write the command out literally: names and code that only exist when it runs cannot be checked.";
     } else if (best == SGR_RULE_NOTHING) {
         r->message = "nothing runs: the line only sets variables or opens files";
         r->hint = "";
     } else if (best == SGR_RULE_DEFAULT) {
-        r->message = fill(c, sgr_str(t, t->meta->default_msg), bestseg, r->rule_id, reason);
+        r->message = fill(c, sgr_str(t, t->meta->default_msg), &c->tmpl[t->nrules], bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->meta->default_hint);
     } else {
         const char *hm = bestseg >= 0 ? c->seg_msg[bestseg] : NULL;
-        r->message = fill(c, hm ? hm : sgr_str(t, t->rules[best].msg), bestseg, r->rule_id, reason);
+        r->message = fill(c, hm ? hm : sgr_str(t, t->rules[best].msg), hm ? NULL : &c->tmpl[best], bestseg,
+                          r->rule_id, reason);
         r->hint = sgr_str(t, t->rules[best].hint);
     }
     return r;

@@ -458,6 +458,37 @@ static void dfa_low_tests(void)
     unload_pack(t, img);
 }
 
+/* Messages are parsed once per context (fill_parsed in runtime/eval.c) and read
+ * as they always were: a brace pair naming no placeholder, a brace without its
+ * pair, a name inside braces inside braces, and {program} where no segment
+ * decided (a whole-line rule) stay text. */
+static void message_tests(void)
+{
+    static const char pack[] =
+        "pack g version 1\n"
+        "default ask \"{nope} {program} {{subcommand}} x{rule\"\n"
+        "a: deny program aa \"{a{program}} [{option}] {arg}{path}{reason}|{}{rule}{rule}{\"\n"
+        "b: deny program bb and option -x \"{subcommand}:{option}:{program}\"\n"
+        "c: deny text contains { ZZZ } \"{program} saw {rule}, {reason}\"\n"
+        "d: deny program dd and path inside { /etc/* } \"{path}/{arg}/{program}\"\n";
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        CHECK_STR(ev("zz sub")->message, "{nope} zz {sub} x{rule");
+        CHECK_STR(ev("aa q")->message, "{aaa} [] |{}g:ag:a{");
+        CHECK_STR(ev("bb -x sub")->message, "sub:-x:bb");
+        CHECK_STR(ev("echo ZZZ")->message, "{program} saw g:c, ");
+        CHECK_STR(ev("dd /etc/passwd")->message, "/etc/passwd//etc/passwd/dd");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* Path resolution goes through a per-context cache from a context's second call
  * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
  * context is seen by the next call, and so is a cwd swapped for a symlink. */
@@ -805,6 +836,7 @@ int main(void)
     index_or_tests();
     dfa_min_tests();
     dfa_low_tests();
+    message_tests();
     ctx = sgr_ctx_new(t);
 
     /* decisions: deny > ask > allow, across rules and segments */
