@@ -160,16 +160,22 @@ enum {
     F_DYN = 1 << 8,       /* the segment is dynamic */
     F_PGHIT = 1 << 9,     /* a path is in some set the path group decides alone; known
                            * only once the paths are resolved (decide_segment) */
-    F_ALL = (1 << 10) - 1
+    F_ARGV0 = 1 << 10,    /* argv[0] is not the program's name (a path: /bin/rm) */
+    F_ALL = (1 << 11) - 1
 };
 
+static inline int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n);
+
 /* The features without which predicate op (operands a, b) is false; pg_full:
- * the sets the context's path group decides alone. */
-static uint32_t op_needs(uint32_t op, uint32_t a, uint32_t b, const uint8_t *pg_full)
+ * the sets the context's path group decides alone; prog: the program name of
+ * the walk the rule is in, NULL: any program.  `program S` tests the name, then
+ * argv[0] only when it is not the name: in a program's walk a set without the
+ * name needs F_ARGV0, so `program in {mkfs...}` is skipped for git. */
+static uint32_t op_needs(sgr_ctx *c, uint32_t op, uint32_t a, uint32_t b, const char *prog, uint32_t plen)
 {
     switch (op) {
-    case SGT_OP_PATH_INSIDE: return F_PATHS | (pg_full[b] ? F_PGHIT : 0);
-    case SGT_OP_PROGRAM: return F_PROG;
+    case SGT_OP_PATH_INSIDE: return F_PATHS | (c->pg_full[b] ? F_PGHIT : 0);
+    case SGT_OP_PROGRAM: return F_PROG | (prog && !set_has(c, b, prog, plen) ? F_ARGV0 : 0);
     case SGT_OP_SUBCOMMAND: return F_SUB;
     case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
     case SGT_OP_ARG_ANY: return F_ARGS;
@@ -188,7 +194,7 @@ static uint32_t op_needs(uint32_t op, uint32_t a, uint32_t b, const uint8_t *pg_
  * the accumulator may be 0/1 when pc is reached).  A rule needs f when no path ends
  * with the accumulator 1 in scenario f.  Conditions calling a Lua hook need
  * nothing: a hook's failure denies even when the rest of the rule cannot match. */
-static uint32_t rule_needs(const uint32_t *code, uint32_t len, const uint8_t *pg_full)
+static uint32_t rule_needs(sgr_ctx *c, const uint32_t *code, uint32_t len, const char *prog, uint32_t plen)
 {
     enum { maxn = 128 };
     uint32_t n = len / 2;
@@ -208,7 +214,7 @@ static uint32_t rule_needs(const uint32_t *code, uint32_t len, const uint8_t *pg
         /* the loader guarantees pc + 1 + b <= n */
         case SGT_OP_JUMP_FALSE: m0[pc + 1 + b] |= (uint16_t)z; m1[pc + 1] |= (uint16_t)o; continue;
         case SGT_OP_JUMP_TRUE: m1[pc + 1 + b] |= (uint16_t)o; m0[pc + 1] |= (uint16_t)z; continue;
-        default: nz = r; no = r & ~op_needs(op, a, b, pg_full); break;
+        default: nz = r; no = r & ~op_needs(c, op, a, b, prog, plen); break;
         }
         m0[pc + 1] |= (uint16_t)nz;
         m1[pc + 1] |= (uint16_t)no;
@@ -240,6 +246,8 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
         f |= F_DYN;
     if (c->nprogs > (s->argc > 0))
         f |= F_OTHERS;
+    if (s->argc > 0 && nm->prog.len != s->argv[0].len)
+        f |= F_ARGV0;
     return f;
 }
 
@@ -366,8 +374,11 @@ static inline uint32_t walk_hash(const char *s, size_t n)
 }
 
 /* Merge idx[0..nidx) (an index list) with the any list into w; returns the
- * length. */
-static uint32_t walk_merge(const sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_t nidx)
+ * length.  prog (NULL: none): the name of the program the walk is for, whose
+ * rules' needs are worked out again knowing it (op_needs) while *budget (code
+ * words looked at) lasts. */
+static uint32_t walk_merge(sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_t nidx, const char *prog,
+                           uint32_t plen, size_t *budget)
 {
     const uint32_t *any = c->t->lists + c->t->meta->any_off;
     uint32_t nany = c->nany, i = 0, j = 0, k = 0;
@@ -379,8 +390,13 @@ static uint32_t walk_merge(const sgr_ctx *c, sgr_walk *w, const uint32_t *idx, u
         } else {
             r = any[j++];
         }
+        const sgt_rule *ru = &c->t->rules[r];
         w[k].rule = r;
         w[k].need = c->need[r];
+        if (prog && *budget >= ru->code_len) {
+            *budget -= ru->code_len;
+            w[k].need = (uint16_t)rule_needs(c, c->t->code + ru->code_off, ru->code_len, prog, plen);
+        }
         w[k].from = (uint16_t)from;
         k++;
     }
@@ -410,7 +426,8 @@ static int build_walks(sgr_ctx *c)
         c->walk_tmp = sg_malloc(sizeof *c->walk_tmp * (longest + c->nany));
     if (!c->wslot || !c->wprog || !c->walk || (!c->walk_merged && !c->walk_tmp))
         return -1;
-    uint32_t off = walk_merge(c, c->walk, NULL, 0), k = 0;
+    size_t budget = (size_t)1 << 22;
+    uint32_t off = walk_merge(c, c->walk, NULL, 0, NULL, 0, NULL), k = 0;
     for (uint32_t b = 0; b < t->nbuckets; b++) {
         const sgt_bucket *bk = &t->index[b];
         if (bk->name == SGT_NONE)
@@ -421,7 +438,7 @@ static int build_walks(sgr_ctx *c)
         wp->hash = walk_hash(wp->name, wp->len);
         if (c->walk_merged) {
             wp->off = off;
-            wp->n = walk_merge(c, c->walk + off, t->lists + bk->list_off, bk->list_len);
+            wp->n = walk_merge(c, c->walk + off, t->lists + bk->list_off, bk->list_len, wp->name, wp->len, &budget);
             off += wp->n;
         } else {
             wp->off = bk->list_off;     /* the index list, merged when used */
@@ -464,7 +481,7 @@ static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n,
         *len = wp->n;
         return c->walk + wp->off;
     }
-    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->off, wp->n);
+    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->off, wp->n, NULL, 0, NULL);
     return c->walk_tmp;
 }
 
@@ -515,7 +532,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
         if (c->pg_full[set])
             c->pg_union |= c->pg_mask[set];
     for (uint32_t r = 0; r < t->nrules; r++)
-        c->need[r] = (uint16_t)rule_needs(t->code + t->rules[r].code_off, t->rules[r].code_len, c->pg_full);
+        c->need[r] = (uint16_t)rule_needs(c, t->code + t->rules[r].code_off, t->rules[r].code_len, NULL, 0);
     if (build_walks(c) < 0 || build_tmpls(c) < 0) {
         sgr_ctx_free(c);
         return NULL;

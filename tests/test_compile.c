@@ -489,6 +489,39 @@ static void message_tests(void)
     unload_pack(t, img);
 }
 
+/* In a program's walk, `program S` for a set without the program's name can hold
+ * only through argv[0] (F_ARGV0 in runtime/eval.c): the rule is skipped for
+ * `git`, and still run for `/opt/bin/git`. */
+static void argv0_tests(void)
+{
+    static const char pack[] =
+        "pack v version 1\n"
+        "default allow\n"
+        "git_ok: allow program git\n"
+        "opt: deny program /^\\/opt\\/.*$/ \"{program}\"\n"
+        "mk: deny program in { mkfs } or program /^mkfs\\..*$/\n"
+        "two: ask program in { tool } and not program tool\n";
+    uint8_t *img;
+    sgr_table *t = load_pack(pack, &img);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    for (int round = 0; round < 2; round++) {
+        expect("git status", SGT_ALLOW, "v:git_ok");
+        expect("/opt/bin/git status", SGT_DENY, "v:opt");
+        CHECK_STR(ev("/opt/bin/git status")->message, "git");
+        expect("/opt/x/mkfs", SGT_DENY, "v:opt");
+        expect("mkfs /dev/x", SGT_DENY, "v:mk");
+        expect("/sbin/mkfs.ext4 /dev/x", SGT_DENY, "v:mk");
+        expect("git x; mkfs.xfs y", SGT_DENY, "v:mk");
+        expect("tool", SGT_ALLOW, "default");
+    }
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* Path resolution goes through a per-context cache from a context's second call
  * on (runtime/pathcache.h): a name swapped for a symlink between two calls on one
  * context is seen by the next call, and so is a cwd swapped for a symlink. */
@@ -837,6 +870,7 @@ int main(void)
     dfa_min_tests();
     dfa_low_tests();
     message_tests();
+    argv0_tests();
     ctx = sgr_ctx_new(t);
 
     /* decisions: deny > ask > allow, across rules and segments */
