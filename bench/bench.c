@@ -215,9 +215,27 @@ int main(int argc, char **argv)
             else
                 sgr_table_free(t);
         }
-        printf("  %5d rules: compile %7.2f ms   table %8zu bytes (%5.1f bytes/rule)   load+verify %7.3f ms\n",
-               sizes[k], best * 1e3, len, (double)len / sizes[k], lbest * 1e3);
-        ctxs[k] = sgr_ctx_new(tabs[k]);
+        /* a context: the per-program rule walks and filters made once, which a
+         * one-shot `shellgate check` pays on top of the load */
+        double cbest = 1e9;
+        for (int rep = 0; rep < 10; rep++) {
+            double t0 = now();
+            sgr_ctx *c = sgr_ctx_new(tabs[k]);
+            double tc = now() - t0;
+            if (!c) {
+                fprintf(stderr, "generated pack of %d rules: no context\n", sizes[k]);
+                return 1;
+            }
+            if (tc < cbest)
+                cbest = tc;
+            if (rep == 9)
+                ctxs[k] = c;
+            else
+                sgr_ctx_free(c);
+        }
+        printf("  %5d rules: compile %7.2f ms   table %8zu bytes (%5.1f bytes/rule)   load+verify %7.3f ms"
+               "   context %7.3f ms\n",
+               sizes[k], best * 1e3, len, (double)len / sizes[k], lbest * 1e3, cbest * 1e3);
         free(src);
     }
     printf("decisions (corpus of %zu agent commands, in process, one core)\n", NCORPUS);
