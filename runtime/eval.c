@@ -998,24 +998,26 @@ static int push_next_val(sgr_norm *nm, uint32_t cap, const sgr_segment *s, uint3
     return push_val(nm, cap, v->text, v->len, v->flags | SGR_V_WORD | text_of(ps, nm, b, *unsure));
 }
 
-/* Split argv into options, option values and operands (see sgr_norm). */
+/* Split argv into options, option values and operands (see sgr_norm), into
+ * c->res.norm[si], which the caller has zeroed.  The segment's program spec is
+ * the one sgr_unwrap found (segment spec). */
 static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
     sgr_norm *nm = &c->res.norm[si];
-    memset(nm, 0, sizeof *nm);
     nm->cwd = cwd;
     nm->prog.s = "";
     if (s->argc == 0)
         return 0;
     nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
-    const sgt_progspec *ps = sgr_table_progspec(c->t, nm->prog.s, nm->prog.len);
+    const sgt_progspec *ps = s->spec ? &c->t->progs[s->spec - 1] : NULL;
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     /* unsure: which word is what is a guess from here on (a word that may split,
      * an abbreviated option): no more text values, and the first operand not text.
      * From the start on a line that defines a function, and for a program named by
-     * a path (./grep is whatever the workspace holds, not the grep declared) */
-    int done = 0, unsure = c->funcdefs || memchr(s->argv[0].text, '/', s->argv[0].len) != NULL;
+     * a path (./grep is whatever the workspace holds, not the grep declared: the
+     * basename is shorter than the word) */
+    int done = 0, unsure = c->funcdefs || nm->prog.len != s->argv[0].len;
     /* a word gives at most one value, and a word of n bytes at most n options
      * (itself and its letters) */
     uint32_t ocap = 0, vcap = s->argc;

@@ -133,6 +133,9 @@ typedef struct sgr_segment {
     sgr_word *argv;              /* argv[0] is the program as written; argc may be 0
                                   * for a segment of only assignments/redirections */
     uint32_t argc;
+    uint32_t spec;               /* set by sgr_unwrap (unwrap.h) for every segment:
+                                  * index + 1 of the table's program spec for argv[0]'s
+                                  * basename, 0: none; the parser leaves it unset */
     sgr_word *assigns;           /* leading NAME=value words (text "NAME=value") */
     uint32_t nassigns;
     sgr_redir *redirs;

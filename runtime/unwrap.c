@@ -303,11 +303,17 @@ int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_li
 {
     for (uint32_t si = 0; si < cl->nseg; si++) {
         sgr_segment *s = &cl->seg[si];
-        if (s->argc == 0 || (s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
+        s->spec = 0;
+        if (s->argc == 0)
             continue;
+        /* every segment's spec is looked up here, once: the normaliser reads it */
         uint32_t bl;
         const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
         const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
+        if (ps)
+            s->spec = (uint32_t)(ps - t->progs) + 1;
+        if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
+            continue;
         if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
             continue;
         if (s->depth + 1u > lim->max_depth) {

@@ -95,6 +95,13 @@ has "$T/err" "test failed: ls" "failing test reported"
 expect_exit 1 "explain (exit code is the decision)" "$SG" explain -- 'sudo env A=1 nice bash -c "cat /etc/shadow"'
 has "$T/out" "segment 4 (script in segment 3)" "explain shows unwrapped segments"
 has "$T/out" "rule: default:privilege" "explain names the decider"
+# a segment the unwrapper adds has its own program's declaration (sgr_unwrap sets
+# every segment's spec): the inner grep's pattern is text, an inner ./grep's is not
+expect_exit 1 "explain a script's wrapped grep" "$SG" explain -- 'sh -c "sudo -u x grep -rn id_rsa docs/"'
+has "$T/out" "segment 2 (wrapped in segment 1)" "the script's wrapper is unwrapped"
+has "$T/out" "decision: allow by default:read" "an inner segment's pattern is text"
+expect_exit 1 "explain a script's wrapped ./grep" "$SG" explain -- 'sh -c "sudo -u x ./grep -rn id_rsa docs/"'
+if grep -qF "decision: allow by default:read" "$T/out"; then bad "an inner ./grep's pattern is text"; else ok; fi
 
 # a deployment pack: explain names the pack whose rule decided
 expect_exit 1 "deployment pack" "$SG" explain -p "$SRC/tests/packs/deploy/acme_default.rules" -- 'rm -rf /'
