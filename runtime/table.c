@@ -743,12 +743,15 @@ static int hash_progspecs(sgr_table *t)
 
 /* Every option of every (verified) program spec in one open-addressed table, with
  * the lists it is in as bits, and each spec's options in one filter: the
- * normaliser asks what an option is once, not once per list. */
+ * normaliser asks what an option is once, not once per list.  Short options "-x"
+ * (most of what is asked: a cluster's letters) also in a row per spec, indexed
+ * by x. */
 static int hash_progopts(sgr_table *t)
 {
     t->progfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->progfilt);
     t->abbrfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->abbrfilt);
-    if (!t->progfilt || !t->abbrfilt)
+    t->shortopt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->shortopt);
+    if (!t->progfilt || !t->abbrfilt || !t->shortopt)
         return -1;
     size_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
@@ -777,6 +780,10 @@ static int hash_progopts(sgr_table *t)
                 if (ol > 2 && o[0] == '-' && o[1] == '-'
                     && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST)))
                     t->abbrfilt[i] |= 1ull << ((uint8_t)o[2] & 63);
+                _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
+                                | SGR_OPT_END) <= UINT8_MAX, "shortopt holds every SGR_OPT_ bit");
+                if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
+                    t->shortopt[i][(uint8_t)o[1]] |= (uint8_t)sl[j].bit;
                 uint32_t h = (sgr_hash_name(o, ol) ^ i * 0x9e3779b9u) & (n - 1);
                 while (t->opttab[h].name != SGT_NONE
                        && !(t->opttab[h].prog == i && strcmp(sgr_str(t, t->opttab[h].name), o) == 0))
@@ -844,6 +851,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->opttab);
     sg_free(t->progfilt);
     sg_free(t->abbrfilt);
+    sg_free(t->shortopt);
     sg_free(t->optfilt);
     sg_free(t);
 }
@@ -937,7 +945,7 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
 }
 
-uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
+uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
     uint32_t pi = (uint32_t)(ps - t->progs), mask = t->nopttab - 1;
     if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))

@@ -61,6 +61,8 @@ typedef struct sgr_table {
     } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
     uint32_t nopttab;         /* a power of two > 2 * the options listed */
     sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
+    uint8_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
+                               * sgr_progopt_bits without a hash, heap */
     uint64_t *abbrfilt;       /* [nprogs] bit (o[2] & 63) of each long value, script
                                * and unless option o ("--x..."): sgr_progopt_abbrev's
                                * first test, heap */
@@ -124,7 +126,16 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_SCRIPT 0x08u
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
-uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
+uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
+/* Inline for the commonest question, a short option "-x" (a cluster's letters are
+ * asked one by one): one load. */
+static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str,
+                                        size_t slen)
+{
+    if (slen == 2 && str[0] == '-' && (uint8_t)str[1] < 128)
+        return t->shortopt[ps - t->progs][(uint8_t)str[1]];
+    return sgr_progopt_bits_slow(t, ps, str, slen);
+}
 
 /* A program spec's option lists (PROGOPTS slices), one order for all who walk
  * them: X(field, SGR_OPT_ bit, word in dumps, name in load errors). */

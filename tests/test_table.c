@@ -1136,6 +1136,109 @@ static void test_abbrev(void)
     img_free(&m);
 }
 
+/* What an option is (sgr_progopt_bits: the short-option rows, the hash of the
+ * rest, the filters in front of both) against its definition: the lists that
+ * name exactly s[0..n). */
+static uint32_t bits_by_definition(const sgr_table *t, const sgt_progspec *p, const char *s, size_t n)
+{
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(p, sl);
+    uint32_t bits = 0;
+    for (int j = 0; j < SGR_NPROG_LISTS; j++)
+        for (uint32_t k = 0; k < sl[j].len; k++) {
+            const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
+            if (strlen(o) == n && memcmp(o, s, n) == 0)
+                bits |= sl[j].bit;
+        }
+    return bits;
+}
+
+static void test_progopt_bits(void)
+{
+    /* two specs sharing some names with different lists, one sharing nothing */
+    static const char *const a_value[] = { "--key", "-e", "-k", "-t", "-\x7f" };
+    static const char *const a_text[] = { "-k", "-t", "-x" };
+    static const char *const a_exec[] = { "-", "-exec", "-z", "-\xe9" };
+    static const char *const a_end[] = { "+", "-z", ";" };
+    static const char *const b_value[] = { "--e", "-E", "-e", "-m" };
+    static const char *const b_script[] = { "-c" };
+    static const char *const b_first[] = { "-e", "-f" };
+    tb b;
+    build_sample(&b);
+    sgt_progspec pa = {0}, pb = {0}, pc = {0};
+    pa.name = tb_str(&b, "za");
+    pa.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_value, 5);
+    pa.value_len = 5;
+    pa.text_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_text, 3);
+    pa.text_len = 3;
+    pa.exec_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_exec, 4);
+    pa.exec_len = 4;
+    pa.end_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_end, 3);
+    pa.end_len = 3;
+    pb.name = tb_str(&b, "zb");
+    pb.flags = SGT_PROG_TEXT_OPERAND;
+    pb.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_value, 4);
+    pb.value_len = 4;
+    pb.script_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_script, 1);
+    pb.script_len = 1;
+    pb.first_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_first, 2);
+    pb.first_len = 2;
+    pc.name = tb_str(&b, "zc");
+    tb_add(&b, SGT_SEC_PROGSPECS, &pa, sizeof pa);
+    tb_add(&b, SGT_SEC_PROGSPECS, &pb, sizeof pb);
+    tb_add(&b, SGT_SEC_PROGSPECS, &pc, sizeof pc);
+    img m = tb_build(&b);
+    tb_free(&b);
+    sgr_table *t = NULL;
+    char err[256];
+    CHECK(sgr_table_load(m.p, m.size, &t, err, sizeof err) == 0);
+    CHECK_STR(err, "");
+    const char *names[] = { "za", "zb", "zc" };
+    for (int k = 0; t && k < 3; k++) {
+        const sgt_progspec *ps = sgr_table_progspec(t, names[k], 2);
+        CHECK(ps != NULL);
+        if (!ps)
+            continue;
+        int agree = 1, nonzero = 0;
+        char q[4];
+        /* every string of one or two bytes, and three starting with '-' */
+        for (int x = 0; x < 256; x++) {
+            q[0] = (char)x;
+            agree &= sgr_progopt_bits(t, ps, q, 1) == bits_by_definition(t, ps, q, 1);
+            for (int y = 0; y < 256; y++) {
+                q[1] = (char)y;
+                uint32_t got = sgr_progopt_bits(t, ps, q, 2);
+                agree &= got == bits_by_definition(t, ps, q, 2);
+                nonzero += got != 0;
+                if (x == '-') {
+                    for (int z = 0; z < 256; z++) {
+                        q[2] = (char)z;
+                        agree &= sgr_progopt_bits(t, ps, q, 3) == bits_by_definition(t, ps, q, 3);
+                    }
+                }
+            }
+        }
+        CHECK(agree);
+        CHECK(nonzero == (k == 0 ? 7 : k == 1 ? 5 : 0));
+    }
+    if (t) {
+        const sgt_progspec *pa2 = sgr_table_progspec(t, "za", 2), *pb2 = sgr_table_progspec(t, "zb", 2);
+        CHECK(sgr_progopt_bits(t, pa2, "-k", 2) == (SGR_OPT_VALUE | SGR_OPT_TEXT));
+        CHECK(sgr_progopt_bits(t, pa2, "-z", 2) == (SGR_OPT_EXEC | SGR_OPT_END));
+        CHECK(sgr_progopt_bits(t, pa2, "-\xe9", 2) == SGR_OPT_EXEC);
+        CHECK(sgr_progopt_bits(t, pa2, "-\0", 2) == 0);
+        CHECK(sgr_progopt_bits(t, pa2, "-", 1) == SGR_OPT_EXEC);
+        CHECK(sgr_progopt_bits(t, pa2, "-exec", 5) == SGR_OPT_EXEC);
+        CHECK(sgr_progopt_bits(t, pa2, "--key", 5) == SGR_OPT_VALUE);
+        CHECK(sgr_progopt_bits(t, pa2, "-c", 2) == 0);
+        CHECK(sgr_progopt_bits(t, pb2, "-c", 2) == SGR_OPT_SCRIPT);
+        CHECK(sgr_progopt_bits(t, pb2, "-e", 2) == (SGR_OPT_VALUE | SGR_OPT_FIRST));
+        CHECK(sgr_progopt_bits(t, pb2, "-k", 2) == 0);
+    }
+    sgr_table_free(t);
+    img_free(&m);
+}
+
 int main(void)
 {
     test_hashes();
@@ -1150,5 +1253,6 @@ int main(void)
     test_resealed_mutations();
     test_shared_slices();
     test_abbrev();
+    test_progopt_bits();
     return sg_test_summary();
 }
