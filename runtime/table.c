@@ -88,14 +88,27 @@ uint64_t sgr_table_checksum(const uint8_t *data, size_t size)
     return sg_checksum64(data, size, offsetof(sgt_header, checksum));
 }
 
+/* FNV-1a 32, four bytes a round: every segment's program name and most options
+ * are hashed, and the loop's own count and test were a third of the work. */
+static inline uint32_t hash_name(const char *s, size_t len)
+{
+    const uint32_t P = 0x01000193u;
+    uint32_t h = 0x811c9dc5u;
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        h = (h ^ (uint8_t)s[i]) * P;
+        h = (h ^ (uint8_t)s[i + 1]) * P;
+        h = (h ^ (uint8_t)s[i + 2]) * P;
+        h = (h ^ (uint8_t)s[i + 3]) * P;
+    }
+    for (; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * P;
+    return h;
+}
+
 uint32_t sgr_hash_name(const char *s, size_t len)
 {
-    uint32_t h = 0x811c9dc5u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (uint8_t)s[i];
-        h *= 0x01000193u;
-    }
-    return h;
+    return hash_name(s, len);
 }
 
 /* ---------------------------------------------------------------- verification */
@@ -858,6 +871,17 @@ void sgr_table_free(sgr_table *t)
 
 /* ------------------------------------------------------------------- lookups */
 
+/* Is the NUL-terminated table string w the counted query s[0..n)?  cmp_counted's
+ * equality, inline for the name lookups that run for every segment: a query
+ * holding a NUL is never equal (w ends there). */
+static inline int name_eq(const char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] == '\0' || w[i] != s[i])
+            return 0;
+    return w[n] == '\0';
+}
+
 const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t len, uint32_t *n)
 {
     *n = 0;
@@ -865,11 +889,11 @@ const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t le
         return NULL;
     uint32_t mask = t->nbuckets - 1;
     /* Terminates: the loader proved at least one bucket is empty. */
-    for (uint32_t p = sgr_hash_name(name, len) & mask;; p = (p + 1) & mask) {
+    for (uint32_t p = hash_name(name, len) & mask;; p = (p + 1) & mask) {
         const sgt_bucket *b = &t->index[p];
         if (b->name == SGT_NONE)
             return NULL;
-        if (cmp_counted(sgr_str(t, b->name), name, len) == 0) {
+        if (name_eq(sgr_str(t, b->name), name, len)) {
             *n = b->list_len;
             return t->lists + b->list_off;
         }
@@ -880,9 +904,9 @@ const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, siz
 {
     uint32_t mask = t->nproghash - 1;
     /* terminates: fewer than half the slots are used */
-    for (uint32_t h = sgr_hash_name(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
+    for (uint32_t h = hash_name(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
         const sgt_progspec *p = &t->progs[t->proghash[h] - 1];
-        if (cmp_counted(sgr_str(t, p->name), name, len) == 0)
+        if (name_eq(sgr_str(t, p->name), name, len))
             return p;
     }
     return NULL;
@@ -951,7 +975,7 @@ uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const
     if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))
         return 0;
     /* terminates: fewer than half the slots are used */
-    for (uint32_t h = (sgr_hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
+    for (uint32_t h = (hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
          h = (h + 1) & mask)
         if (t->opttab[h].prog == pi && cmp_counted(sgr_str(t, t->opttab[h].name), str, slen) == 0)
             return t->opttab[h].bits;
