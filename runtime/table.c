@@ -779,7 +779,7 @@ static int hash_progopts(sgr_table *t)
         return -1;
     t->nopttab = n;
     for (uint32_t h = 0; h < n; h++)
-        t->opttab[h] = (struct sgr_optent){ 0, SGT_NONE, 0 };
+        t->opttab[h] = (struct sgr_optent){ 0, SGT_NONE, 0, 0 };
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
         sgr_prog_list sl[SGR_NPROG_LISTS];
@@ -803,6 +803,7 @@ static int hash_progopts(sgr_table *t)
                     h = (h + 1) & (n - 1);
                 t->opttab[h].prog = i;
                 t->opttab[h].name = ref;
+                t->opttab[h].len = (uint32_t)ol;
                 t->opttab[h].bits |= sl[j].bit;
             }
     }
@@ -976,9 +977,13 @@ uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const
         return 0;
     /* terminates: fewer than half the slots are used */
     for (uint32_t h = (hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
-         h = (h + 1) & mask)
-        if (t->opttab[h].prog == pi && cmp_counted(sgr_str(t, t->opttab[h].name), str, slen) == 0)
-            return t->opttab[h].bits;
+         h = (h + 1) & mask) {
+        const struct sgr_optent *e = &t->opttab[h];
+        /* the name has exactly len bytes before its NUL: a query holding a NUL
+         * differs from it at the NUL */
+        if (e->prog == pi && e->len == slen && memcmp(sgr_str(t, e->name), str, slen) == 0)
+            return e->bits;
+    }
     return 0;
 }
 

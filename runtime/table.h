@@ -57,6 +57,7 @@ typedef struct sgr_table {
     struct sgr_optent {       /* every option of every progspec: what it is */
         uint32_t prog;        /* progspec index */
         uint32_t name;        /* string ref, SGT_NONE when the slot is empty */
+        uint32_t len;         /* its length: a lookup compares with memcmp */
         uint32_t bits;        /* SGR_OPT_* */
     } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
     uint32_t nopttab;         /* a power of two > 2 * the options listed */
