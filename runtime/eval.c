@@ -1023,12 +1023,17 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     uint32_t ocap = 0, vcap = s->argc;
     for (uint32_t i = 1; i < s->argc; i++)
         ocap += s->argv[i].len;
-    nm->pos = sg_arena_alloc(&c->arena, sizeof(uint32_t) * s->argc);
-    nm->vals = sg_arena_alloc(&c->arena, sizeof *nm->vals * vcap);
-    nm->vflags = sg_arena_alloc(&c->arena, sizeof *nm->vflags * vcap);
-    nm->opts = sg_arena_alloc(&c->arena, sizeof *nm->opts * (ocap ? ocap : 1));
-    if (!nm->pos || !nm->vals || !nm->vflags || !nm->opts)
+    if (!ocap)
+        ocap = 1;
+    /* the four arrays in one allocation, the 8-byte aligned ones first */
+    char *m = sg_arena_alloc(&c->arena, sizeof *nm->opts * ocap + sizeof *nm->vals * vcap
+                                        + sizeof *nm->pos * s->argc + sizeof *nm->vflags * vcap);
+    if (!m)
         return -1;
+    nm->opts = (sgr_sv *)m;
+    nm->vals = nm->opts + ocap;
+    nm->pos = (uint32_t *)(nm->vals + vcap);
+    nm->vflags = nm->pos + s->argc;
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];
         const char *t = w->text;
