@@ -791,8 +791,11 @@ static int hash_progopts(sgr_table *t)
                 size_t ol = strlen(o);
                 sgr_strfilt_add(&t->progfilt[i], o, ol, 1);
                 if (ol > 2 && o[0] == '-' && o[1] == '-'
-                    && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST)))
-                    t->abbrfilt[i] |= 1ull << ((uint8_t)o[2] & 63);
+                    && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST))) {
+                    t->abbrfilt[i].c2 |= 1ull << ((uint8_t)o[2] & 63);
+                    if (ol > 3)
+                        t->abbrfilt[i].c23 |= 1ull << sgr_abbr_pair(o[2], o[3]);
+                }
                 _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
                                 | SGR_OPT_END) <= UINT8_MAX, "shortopt holds every SGR_OPT_ bit");
                 if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
@@ -1013,7 +1016,11 @@ static int longer_with_prefix(const char *w, const char *s, size_t n)
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
     if (slen < 3 || str[0] != '-' || str[1] != '-'
-        || !((t->abbrfilt[ps - t->progs] >> ((uint8_t)str[2] & 63)) & 1))
+        || !((t->abbrfilt[ps - t->progs].c2 >> ((uint8_t)str[2] & 63)) & 1))
+        return 0;
+    /* str is a proper prefix only of a name longer than it: one with o[3] when
+     * str has str[3] */
+    if (slen > 3 && !((t->abbrfilt[ps - t->progs].c23 >> sgr_abbr_pair(str[2], str[3])) & 1))
         return 0;
     sgr_prog_list sl[SGR_NPROG_LISTS];
     sgr_prog_lists(ps, sl);

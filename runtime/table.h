@@ -64,9 +64,11 @@ typedef struct sgr_table {
     sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
     uint8_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
                                * sgr_progopt_bits without a hash, heap */
-    uint64_t *abbrfilt;       /* [nprogs] bit (o[2] & 63) of each long value, script
-                               * and unless option o ("--x..."): sgr_progopt_abbrev's
-                               * first test, heap */
+    struct sgr_abbrfilt {     /* [nprogs] of each long value, script and unless
+                               * option o ("--x..."): sgr_progopt_abbrev's first test */
+        uint64_t c2;          /* bit (o[2] & 63) */
+        uint64_t c23;         /* bit sgr_abbr_pair(o[2], o[3]), o longer than "--x" */
+    } *abbrfilt;              /* heap */
     const uint32_t *progopts; uint32_t nprogopts;
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;
@@ -168,6 +170,13 @@ static inline void sgr_prog_lists(const sgt_progspec *p, sgr_prog_list *out)
  * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
  * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
+/* abbrfilt's c23 bit for the two bytes after "--": both in it (most long options
+ * a command gives share their first letter with some declared one, few the
+ * first two). */
+static inline unsigned sgr_abbr_pair(char a, char b)
+{
+    return ((uint32_t)(uint8_t)a * 0x9e3779b1u ^ (uint32_t)(uint8_t)b * 0x85ebca6bu) >> 26;
+}
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
  * in bucket (hash & (nbuckets - 1)) or, probing linearly (wrapping), in the first
  * bucket after it; an empty bucket (name == SGT_NONE) ends the probe.  Strings in
