@@ -2031,7 +2031,9 @@ static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
 /* The caller's cwd, resolved.  An agent decides call after call in one directory,
  * so the last resolution is kept with the path cache's epoch (pathcache.h): while
  * the epoch has not moved, walking the same text again would give the same
- * answers, hence the same result. */
+ * answers, hence the same result.  A kept answer is handed out as it is kept
+ * (cwd_out): only this function writes it, once a call, and like the arena it
+ * outlives the call's result until the next call. */
 static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
 {
     if (!c->pc_begun) {
@@ -2041,7 +2043,7 @@ static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
     uint64_t e = sgr_pc_epoch(c->pc);
     if (e && e == c->cwd_epoch && strcmp(cwd, c->cwd_in) == 0) {
         *len = c->cwd_outl;
-        return sg_arena_strndup(&c->arena, c->cwd_out, c->cwd_outl);
+        return c->cwd_out;
     }
     size_t il = strlen(cwd);
     const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len);
@@ -2223,9 +2225,10 @@ static void cwd_add(cwd_set *cs, const char *d)
 }
 
 /* If segment si changes directory (cd, pushd, popd): where it may lead from each
- * of its own cwds, into tgt (deduplicated).  Returns 1 for a directory change with
- * known targets, 0 for no change, 2 for a change to somewhere only known at run
- * time, -1 on OOM. */
+ * of its own cwds, into tgt (deduplicated; tgt's vector is allocated here, only
+ * for cd and pushd: most segments change nothing).  Returns 1 for a directory
+ * change with known targets, 0 for no change, 2 for a change to somewhere only
+ * known at run time, -1 on OOM. */
 static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
@@ -2236,6 +2239,9 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         return 2;
     if (!cd && !pushd)
         return 0;
+    tgt->v = sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS);
+    if (!tgt->v)
+        return -1;
     uint32_t i = 1;
     while (i < s->argc && s->argv[i].len >= 2 && s->argv[i].text[0] == '-'
            && !(s->argv[i].len == 2 && s->argv[i].text[1] == '-'))
@@ -2361,8 +2367,11 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     /* grep() { command grep -e. "$@"; }; grep KEY reads KEY: where the line defines
      * a function, no program's declaration says what is text */
     c->funcdefs = 0;
-    for (uint32_t i = 0; i < n; i++)
+    c->nprogs = 0;                      /* seg_features': counted in the same pass */
+    for (uint32_t i = 0; i < n; i++) {
         c->funcdefs |= (r->cl.seg[i].flags & SGR_SEG_FUNCDEF) != 0;
+        c->nprogs += r->cl.seg[i].argc > 0;
+    }
     for (uint32_t i = 0; i < n; i++) {
         const sgr_segment *s = &r->cl.seg[i];
         const char *const *cw;
@@ -2388,11 +2397,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         r->norm[i].cwds = cw;
         r->norm[i].ncwds = ncw;
         r->norm[i].cwd_unknown = unk;
-        cwd_set tgt = { sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS), 0, 0 };
-        if (!tgt.v) {
-            oom_result(c);
-            return r;
-        }
+        cwd_set tgt = { NULL, 0, 0 };
         int ch = cd_targets(c, i, &tgt);
         if (ch < 0) {
             oom_result(c);
@@ -2416,9 +2421,6 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             sure.v = NULL;
     }
 
-    c->nprogs = 0;
-    for (uint32_t i = 0; i < n; i++)
-        c->nprogs += r->cl.seg[i].argc > 0;
     int32_t best = SGR_RULE_DEFAULT, bestseg = -1;
     uint32_t bestd = SGT_ALLOW;
     int have = 0;
