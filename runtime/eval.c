@@ -999,8 +999,8 @@ static int push_next_val(sgr_norm *nm, uint32_t cap, const sgr_segment *s, uint3
 }
 
 /* Split argv into options, option values and operands (see sgr_norm), into
- * c->res.norm[si], which the caller has zeroed.  The segment's program spec is
- * the one sgr_unwrap found (segment spec). */
+ * c->res.norm[si], which the caller has zeroed.  The segment's program spec and
+ * basename are the ones sgr_unwrap found (segment spec and base). */
 static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
@@ -1009,7 +1009,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     nm->prog.s = "";
     if (s->argc == 0)
         return 0;
-    nm->prog.s = sgr_basename(s->argv[0].text, s->argv[0].len, &nm->prog.len);
+    nm->prog.s = s->argv[0].text + s->base;
+    nm->prog.len = s->argv[0].len - s->base;
     const sgt_progspec *ps = s->spec ? &c->t->progs[s->spec - 1] : NULL;
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     /* unsure: which word is what is a guess from here on (a word that may split,

@@ -138,6 +138,8 @@ typedef struct sgr_segment {
                                   * basename, 0: none; the parser leaves it unset */
     sgr_word *assigns;           /* leading NAME=value words (text "NAME=value") */
     uint32_t nassigns;
+    uint32_t base;               /* set by sgr_unwrap with spec, when argc > 0: where
+                                  * argv[0]'s basename starts (sgr_basename) */
     sgr_redir *redirs;
     uint32_t nredirs;
     uint32_t pipeline;           /* id shared by the segments of one pipeline */

@@ -309,6 +309,7 @@ int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_li
         /* every segment's spec is looked up here, once: the normaliser reads it */
         uint32_t bl;
         const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
+        s->base = s->argv[0].len - bl;
         const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
         if (ps)
             s->spec = (uint32_t)(ps - t->progs) + 1;

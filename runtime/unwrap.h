@@ -10,8 +10,8 @@
 
 /* Unwrap every segment of cl (and the segments that unwrapping adds), up to
  * lim->max_depth levels; deeper ones are marked DYNAMIC.  Sets every segment's
- * spec (shparse.h), which the evaluator reads instead of looking the program up
- * again.  Returns 0, or -2 when the arena is exhausted. */
+ * spec and base (shparse.h), which the evaluator reads instead of looking the
+ * program up again.  Returns 0, or -2 when the arena is exhausted. */
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim);
 
 /* Basename of a program word: the part after the last '/'. */
