@@ -973,11 +973,9 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
 }
 
-uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
+uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen)
 {
-    uint32_t pi = (uint32_t)(ps - t->progs), mask = t->nopttab - 1;
-    if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))
-        return 0;
+    uint32_t mask = t->nopttab - 1;
     /* terminates: fewer than half the slots are used */
     for (uint32_t h = (hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
          h = (h + 1) & mask) {

@@ -129,15 +129,20 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_SCRIPT 0x08u
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
-uint32_t sgr_progopt_bits_slow(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
-/* Inline for the commonest question, a short option "-x" (a cluster's letters are
- * asked one by one): one load. */
+/* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
+uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
+/* Inline for the commonest questions: a short option "-x" (a cluster's letters are
+ * asked one by one), one load; a name none of the spec's options could be (by
+ * length and second byte), a filter.  The rest is a hash lookup. */
 static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *ps, const char *str,
                                         size_t slen)
 {
+    uint32_t pi = (uint32_t)(ps - t->progs);
     if (slen == 2 && str[0] == '-' && (uint8_t)str[1] < 128)
-        return t->shortopt[ps - t->progs][(uint8_t)str[1]];
-    return sgr_progopt_bits_slow(t, ps, str, slen);
+        return t->shortopt[pi][(uint8_t)str[1]];
+    if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))
+        return 0;
+    return sgr_progopt_bits_slow(t, pi, str, slen);
 }
 
 /* A program spec's option lists (PROGOPTS slices), one order for all who walk
