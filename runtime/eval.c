@@ -26,7 +26,10 @@ typedef struct sgr_walk {
 typedef struct sgr_walk_prog {
     const char *name;
     uint32_t len, hash;
-    uint32_t off, n;                    /* its walk: walk[off..off + n) */
+    uint32_t off, n;                    /* its walk: walk[off..off + n), once built;
+                                         * its index list: lists[list_off..+list_len) */
+    uint32_t list_off, list_len;
+    int built;                          /* walk[off..) is merged (walk_for) */
 } sgr_walk_prog;
 
 /* A message template as fill reads it: pieces of literal text and placeholders,
@@ -41,10 +44,11 @@ typedef struct sgr_piece {
 } sgr_piece;
 
 typedef struct sgr_tmpl {
-    const char *text;
+    const char *text;                   /* set when first filled */
     size_t len;                         /* strlen(text) */
     uint32_t off, n;                    /* pieces[off..off + n) */
-    int parsed;                         /* 0: too many pieces to keep; the generic fill */
+    int parsed;                         /* 0: not yet; 1: parsed; -1: no room left in
+                                         * pieces, the generic fill */
 } sgr_tmpl;
 
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
@@ -135,10 +139,13 @@ struct sgr_ctx {
     int walk_merged;                    /* 0: the walks were too large to keep; each
                                          * is merged into walk_tmp when used */
     sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
+    size_t walk_budget;                 /* code words rule_needs may still look at
+                                         * for walks (walk_merge) */
     /* messages parsed once (see tmpl_parse): [nrules] the rules', then the
      * default's and DYN_MSG */
     sgr_tmpl *tmpl;
-    sgr_piece *pieces;
+    sgr_piece *pieces;                  /* [PIECES_MAX] */
+    size_t npieces;                     /* in use */
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -403,6 +410,10 @@ static uint32_t walk_merge(sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_
     return k;
 }
 
+/* Room for every walk, and the hash of the index's names.  A program's walk is
+ * merged the first time a segment runs it (walk_for), into room made here: a
+ * context that decides once (the CLI's check) pays for the walks of the
+ * programs it meets, not for every program of a large pack. */
 static int build_walks(sgr_ctx *c)
 {
     const sgr_table *t = c->t;
@@ -426,7 +437,7 @@ static int build_walks(sgr_ctx *c)
         c->walk_tmp = sg_malloc(sizeof *c->walk_tmp * (longest + c->nany));
     if (!c->wslot || !c->wprog || !c->walk || (!c->walk_merged && !c->walk_tmp))
         return -1;
-    size_t budget = (size_t)1 << 22;
+    c->walk_budget = (size_t)1 << 22;
     uint32_t off = walk_merge(c, c->walk, NULL, 0, NULL, 0, NULL), k = 0;
     for (uint32_t b = 0; b < t->nbuckets; b++) {
         const sgt_bucket *bk = &t->index[b];
@@ -436,14 +447,13 @@ static int build_walks(sgr_ctx *c)
         wp->name = sgr_str(t, bk->name);
         wp->len = (uint32_t)strlen(wp->name);
         wp->hash = walk_hash(wp->name, wp->len);
-        if (c->walk_merged) {
-            wp->off = off;
-            wp->n = walk_merge(c, c->walk + off, t->lists + bk->list_off, bk->list_len, wp->name, wp->len, &budget);
-            off += wp->n;
-        } else {
-            wp->off = bk->list_off;     /* the index list, merged when used */
-            wp->n = bk->list_len;
-        }
+        wp->list_off = bk->list_off;
+        wp->list_len = bk->list_len;
+        wp->off = off;
+        wp->n = 0;
+        wp->built = 0;
+        if (c->walk_merged)
+            off += bk->list_len + c->nany;  /* a walk holds both lists, each rule once */
         uint32_t h = wp->hash & c->wmask;
         while (c->wslot[h])
             h = (h + 1) & c->wmask;
@@ -456,12 +466,12 @@ static int build_walks(sgr_ctx *c)
  * length. */
 static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n, int prog, uint32_t *len)
 {
-    const sgr_walk_prog *wp = NULL;
+    sgr_walk_prog *wp = NULL;
     if (prog) {
         uint32_t h = walk_hash(name, n);
         /* terminates: fewer than half the slots are used */
         for (uint32_t p = h & c->wmask; c->wslot[p]; p = (p + 1) & c->wmask) {
-            const sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];
+            sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];
             if (q->hash == h && q->len == n) {
                 uint32_t i = 0;
                 while (i < n && q->name[i] == name[i])
@@ -478,10 +488,15 @@ static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n,
         return c->walk;
     }
     if (c->walk_merged) {
+        if (!wp->built) {
+            wp->n = walk_merge(c, c->walk + wp->off, c->t->lists + wp->list_off, wp->list_len, wp->name,
+                               wp->len, &c->walk_budget);
+            wp->built = 1;
+        }
         *len = wp->n;
         return c->walk + wp->off;
     }
-    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->off, wp->n, NULL, 0, NULL);
+    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->list_off, wp->list_len, NULL, 0, NULL);
     return c->walk_tmp;
 }
 
@@ -1832,38 +1847,38 @@ static size_t tmpl_parse(const char *tmpl, sgr_piece *out, size_t max)
     return np;
 }
 
-/* Parse every rule's message, the default's and DYN_MSG once for fill_parsed;
- * past PIECES_MAX pieces in all (a hostile table) the rest stay for fill. */
-#define PIECES_MAX ((size_t)1 << 16)
+/* Messages are parsed for fill_parsed as they are first filled (tmpl_for), into
+ * a pool of PIECES_MAX pieces made with the context; a template that finds no
+ * room left (thousands of rules have decided) stays for the generic fill. */
+#define PIECES_MAX ((size_t)1 << 14)
 
 static int build_tmpls(sgr_ctx *c)
 {
-    const sgr_table *t = c->t;
-    uint32_t nt = t->nrules + 2;
-    c->tmpl = sg_calloc(nt, sizeof *c->tmpl);
-    if (!c->tmpl)
-        return -1;
-    size_t total = 0;
-    for (uint32_t i = 0; i < nt; i++) {
-        sgr_tmpl *tp = &c->tmpl[i];
-        tp->text = i < t->nrules ? sgr_str(t, t->rules[i].msg) : i == t->nrules ? sgr_str(t, t->meta->default_msg)
-                                                                                : DYN_MSG;
-        tp->len = strlen(tp->text);
-        size_t n = tmpl_parse(tp->text, NULL, PIECES_MAX - total + 1);
-        if (total + n > PIECES_MAX)
-            continue;
-        tp->off = (uint32_t)total;
-        tp->n = (uint32_t)n;
-        tp->parsed = 1;
-        total += n;
+    c->tmpl = sg_calloc((size_t)c->t->nrules + 2, sizeof *c->tmpl);
+    c->pieces = sg_malloc(sizeof *c->pieces * PIECES_MAX);
+    return c->tmpl && c->pieces ? 0 : -1;
+}
+
+/* Template i (a rule's message, then the default's and DYN_MSG) parsed into the
+ * pool the first time it is filled: a context that decides once parses one. */
+static const sgr_tmpl *tmpl_for(sgr_ctx *c, uint32_t i, const char *text)
+{
+    sgr_tmpl *tp = &c->tmpl[i];
+    if (tp->parsed)
+        return tp;
+    tp->text = text;
+    tp->len = strlen(text);
+    size_t n = tmpl_parse(text, NULL, PIECES_MAX - c->npieces + 1);
+    if (c->npieces + n > PIECES_MAX) {
+        tp->parsed = -1;
+        return tp;
     }
-    c->pieces = sg_malloc(sizeof *c->pieces * (total ? total : 1));
-    if (!c->pieces)
-        return -1;
-    for (uint32_t i = 0; i < nt; i++)
-        if (c->tmpl[i].parsed)
-            tmpl_parse(c->tmpl[i].text, c->pieces + c->tmpl[i].off, c->tmpl[i].n);
-    return 0;
+    tp->off = (uint32_t)c->npieces;
+    tp->n = (uint32_t)n;
+    tmpl_parse(text, c->pieces + tp->off, n);
+    c->npieces += n;
+    tp->parsed = 1;
+    return tp;
 }
 
 /* fill over a parsed template: the same text, without looking for braces. */
@@ -1930,7 +1945,7 @@ static const char *fill_parsed(sgr_ctx *c, const sgr_tmpl *tp, int32_t si, const
 static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_t si, const char *rule_id,
                         const char *reason)
 {
-    if (tp && tp->parsed)
+    if (tp && tp->parsed > 0)
         return fill_parsed(c, tp, si, rule_id, reason);
     size_t cap = strlen(tmpl) + 256, n = 0;
     char *out = sg_arena_alloc(&c->arena, cap);
@@ -2488,18 +2503,20 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->m_path = bp;
     const char *reason = bestseg >= 0 ? r->cl.seg[bestseg].dyn_reason : NULL;
     if (best == SGR_RULE_DYNAMIC) {
-        r->message = fill(c, DYN_MSG, &c->tmpl[t->nrules + 1], bestseg, r->rule_id, reason ? reason : "unknown");
+        r->message = fill(c, DYN_MSG, tmpl_for(c, t->nrules + 1, DYN_MSG), bestseg, r->rule_id,
+                          reason ? reason : "unknown");
         r->hint = "Write the command out literally: names and code that only exist when it runs cannot be checked.";
     } else if (best == SGR_RULE_NOTHING) {
         r->message = "nothing runs: the line only sets variables or opens files";
         r->hint = "";
     } else if (best == SGR_RULE_DEFAULT) {
-        r->message = fill(c, sgr_str(t, t->meta->default_msg), &c->tmpl[t->nrules], bestseg, r->rule_id, reason);
+        const char *dm = sgr_str(t, t->meta->default_msg);
+        r->message = fill(c, dm, tmpl_for(c, t->nrules, dm), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->meta->default_hint);
     } else {
         const char *hm = bestseg >= 0 ? c->seg_msg[bestseg] : NULL;
-        r->message = fill(c, hm ? hm : sgr_str(t, t->rules[best].msg), hm ? NULL : &c->tmpl[best], bestseg,
-                          r->rule_id, reason);
+        const char *rm = sgr_str(t, t->rules[best].msg);
+        r->message = fill(c, hm ? hm : rm, hm ? NULL : tmpl_for(c, (uint32_t)best, rm), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->rules[best].hint);
     }
     return r;

@@ -489,6 +489,41 @@ static void message_tests(void)
     unload_pack(t, img);
 }
 
+/* Messages are parsed as they are first filled, into a pool of room made with
+ * the context (tmpl_for in runtime/eval.c); once thousands of rules have decided
+ * the pool is full and the rest are filled from their text: the message is the
+ * same either way, for every rule, the first time and again. */
+static void message_pool_tests(void)
+{
+    enum { N = 3000 };                     /* 7 pieces a message: past the pool */
+    size_t cap = (size_t)N * 80 + 64, len = 0;
+    char *src = malloc(cap);
+    if (!src)
+        return;
+    len += (size_t)snprintf(src + len, cap - len, "pack g version 1\ndefault ask\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(src + len, cap - len, "r%d: deny program p%d \"{program} {rule} [{arg}] {path}\"\n", i, i);
+    uint8_t *img;
+    sgr_table *t = load_pack(src, &img);
+    free(src);
+    if (!t)
+        return;
+    sgr_ctx *saved = ctx;
+    ctx = sgr_ctx_new(t);
+    int right = 0;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            char cmd[32], want[64];
+            snprintf(cmd, sizeof cmd, "p%d x", i);
+            snprintf(want, sizeof want, "p%d g:r%d [] ", i, i);
+            right += strcmp(ev(cmd)->message, want) == 0;
+        }
+    CHECK(right == 2 * N);
+    sgr_ctx_free(ctx);
+    ctx = saved;
+    unload_pack(t, img);
+}
+
 /* In a program's walk, `program S` for a set without the program's name can hold
  * only through argv[0] (F_ARGV0 in runtime/eval.c): the rule is skipped for
  * `git`, and still run for `/opt/bin/git`. */
@@ -870,6 +905,7 @@ int main(void)
     dfa_min_tests();
     dfa_low_tests();
     message_tests();
+    message_pool_tests();
     argv0_tests();
     ctx = sgr_ctx_new(t);
 
