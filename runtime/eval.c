@@ -1813,41 +1813,43 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
 
 /* ---- messages ---------------------------------------------------------------- */
 
-/* The pieces of template tmpl, as fill would read it, into out[0..) (NULL: only
- * counted), stopping after max; returns their number. */
+/* The piece of a template at p (*p != 0): a placeholder "{name}", or literal
+ * text up to the next '{' after p (a brace naming no placeholder is text).
+ * Returns its length; *kind is PIECE_*. */
+static size_t tmpl_next(const char *p, uint32_t *kind)
+{
+    const char *close = *p == '{' ? strchr(p, '}') : NULL;
+    *kind = PIECE_TEXT;
+    if (close) {
+        size_t k = (size_t)(close - p - 1);
+#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
+        *kind = IS("program") ? PIECE_PROGRAM : IS("subcommand") ? PIECE_SUBCOMMAND
+                : IS("option") ? PIECE_OPTION : IS("arg") ? PIECE_ARG : IS("path") ? PIECE_PATH
+                : IS("rule") ? PIECE_RULE : IS("reason") ? PIECE_REASON : PIECE_TEXT;
+#undef IS
+    }
+    if (*kind != PIECE_TEXT)
+        return (size_t)(close + 1 - p);
+    const char *q = strchr(p + 1, '{');
+    return q ? (size_t)(q - p) : strlen(p);
+}
+
+/* The pieces of template tmpl into out[0..) (NULL: only counted), stopping after
+ * max; returns their number. */
 static size_t tmpl_parse(const char *tmpl, sgr_piece *out, size_t max)
 {
     size_t np = 0;
-    for (const char *p = tmpl; *p && np < max;) {
-        const char *close = *p == '{' ? strchr(p, '}') : NULL;
-        uint32_t kind = PIECE_TEXT;
-        if (close) {
-            size_t k = (size_t)(close - p - 1);
-#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
-            kind = IS("program") ? PIECE_PROGRAM : IS("subcommand") ? PIECE_SUBCOMMAND
-                   : IS("option") ? PIECE_OPTION : IS("arg") ? PIECE_ARG : IS("path") ? PIECE_PATH
-                   : IS("rule") ? PIECE_RULE : IS("reason") ? PIECE_REASON : PIECE_TEXT;
-#undef IS
-        }
-        size_t k;
-        if (kind != PIECE_TEXT) {
-            k = (size_t)(close + 1 - p);
-        } else {
-            const char *q = strchr(p + 1, '{');
-            k = q ? (size_t)(q - p) : strlen(p);
-        }
-        if (out) {
-            out[np].s = p;
-            out[np].len = (uint32_t)k;
-            out[np].kind = kind;
-        }
-        np++;
+    for (const char *p = tmpl; *p && np < max; np++) {
+        uint32_t kind;
+        size_t k = tmpl_next(p, &kind);
+        if (out)
+            out[np] = (sgr_piece){ p, (uint32_t)k, kind };
         p += k;
     }
     return np;
 }
 
-/* Messages are parsed for fill_parsed as they are first filled (tmpl_for), into
+/* Messages are parsed for fill as they are first filled (tmpl_for), into
  * a pool of PIECES_MAX pieces made with the context; a template that finds no
  * room left (thousands of rules have decided) stays for the generic fill. */
 #define PIECES_MAX ((size_t)1 << 14)
@@ -1881,145 +1883,97 @@ static const sgr_tmpl *tmpl_for(sgr_ctx *c, uint32_t i, const char *text)
     return tp;
 }
 
-/* fill over a parsed template: the same text, without looking for braces. */
-static const char *fill_parsed(sgr_ctx *c, const sgr_tmpl *tp, int32_t si, const char *rule_id,
-                               const char *reason)
+/* What a piece of kind `kind` (its own text s[0..len)) stands for in the message
+ * of segment si (-1: none).  Without a segment, {program} and {subcommand} stay
+ * as written. */
+static inline __attribute__((always_inline)) sgr_sv piece_value(const sgr_ctx *c, uint32_t kind, const char *s,
+                                                               uint32_t len, int32_t si, const char *rule_id,
+                                                               const char *reason)
 {
-    size_t cap = tp->len + 256, n = 0;
-    char *out = sg_arena_alloc(&c->arena, cap);
-    if (!out)
-        return tp->text;
     const sgr_norm *nm = si >= 0 ? &c->res.norm[si] : NULL;
-    for (const sgr_piece *pc = c->pieces + tp->off, *end = pc + tp->n; pc < end; pc++) {
-        sgr_sv v = { pc->s, pc->len };
-        switch (pc->kind) {
-        case PIECE_TEXT: break;
-        case PIECE_PROGRAM:
-            if (nm) {
-                const sgr_segment *s = &c->res.cl.seg[si];
-                if (s->argc && (s->flags & SGR_SEG_DYNAMIC)) {
-                    v.s = s->argv[0].text;
-                    v.len = s->argv[0].len;
-                } else {
-                    v = nm->prog;
-                }
+    sgr_sv v = { s, len };
+    switch (kind) {
+    case PIECE_TEXT: break;
+    case PIECE_PROGRAM:
+        if (nm) {
+            const sgr_segment *sg = &c->res.cl.seg[si];
+            if (sg->argc && (sg->flags & SGR_SEG_DYNAMIC)) {
+                v.s = sg->argv[0].text;
+                v.len = sg->argv[0].len;
+            } else {
+                v = nm->prog;
             }
-            break;                           /* without a segment: the text itself */
-        case PIECE_SUBCOMMAND:
-            if (nm)
-                v = nm->subcmd;
-            break;
-        case PIECE_OPTION: v = c->m_option; break;
-        case PIECE_ARG: v = c->m_arg.s ? c->m_arg : c->m_path; break;
-        case PIECE_PATH: v = c->m_path.s ? c->m_path : c->m_arg; break;
-        case PIECE_RULE:
-            v.s = rule_id;
-            v.len = (uint32_t)strlen(rule_id);
-            break;
-        default:
-            v.s = reason ? reason : "";
-            v.len = (uint32_t)strlen(v.s);
-            break;
         }
-        if (!v.s)
-            v.len = 0;
-        if (n + v.len + 1 >= cap) {
-            size_t nc = (n + v.len + 1) * 2;
-            char *no = sg_arena_grow(&c->arena, out, cap, nc);
-            if (!no)
-                return tp->text;
-            out = no;
-            cap = nc;
-        }
-        if (v.len)
-            memcpy(out + n, v.s, v.len);
-        n += v.len;
+        break;
+    case PIECE_SUBCOMMAND:
+        if (nm)
+            v = nm->subcmd;
+        break;
+    case PIECE_OPTION: v = c->m_option; break;
+    case PIECE_ARG: v = c->m_arg.s ? c->m_arg : c->m_path; break;
+    case PIECE_PATH: v = c->m_path.s ? c->m_path : c->m_arg; break;
+    case PIECE_RULE:
+        v.s = rule_id;
+        v.len = (uint32_t)strlen(rule_id);
+        break;
+    default:
+        v.s = reason ? reason : "";
+        v.len = (uint32_t)strlen(v.s);
+        break;
     }
-    out[n] = '\0';
-    return out;
+    if (!v.s)
+        v.len = 0;
+    return v;
+}
+
+/* A message being written in the arena. */
+typedef struct msg_buf {
+    char *out;
+    size_t n, cap;
+} msg_buf;
+
+static inline __attribute__((always_inline)) int msg_add(sgr_ctx *c, msg_buf *m, sgr_sv v)
+{
+    if (m->n + v.len + 1 >= m->cap) {
+        size_t nc = (m->n + v.len + 1) * 2;
+        char *no = sg_arena_grow(&c->arena, m->out, m->cap, nc);
+        if (!no)
+            return -1;
+        m->out = no;
+        m->cap = nc;
+    }
+    if (v.len)
+        memcpy(m->out + m->n, v.s, v.len);
+    m->n += v.len;
+    return 0;
 }
 
 /* Fill the placeholders of tmpl ({program} {subcommand} {option} {arg} {path}
- * {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (NULL: a hook's
- * message, read here). */
+ * {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (tmpl_for), NULL
+ * or unparsed (a hook's message, or no room was left): read here piece by piece,
+ * the same way.  Out of memory: tmpl as it is. */
 static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_t si, const char *rule_id,
                         const char *reason)
 {
-    if (tp && tp->parsed > 0)
-        return fill_parsed(c, tp, si, rule_id, reason);
-    size_t cap = strlen(tmpl) + 256, n = 0;
-    char *out = sg_arena_alloc(&c->arena, cap);
-    if (!out)
+    int parsed = tp && tp->parsed > 0;
+    msg_buf m = { NULL, 0, (parsed ? tp->len : strlen(tmpl)) + 256 };
+    if (!(m.out = sg_arena_alloc(&c->arena, m.cap)))
         return tmpl;
-    const sgr_norm *nm = si >= 0 ? &c->res.norm[si] : NULL;
-    for (const char *p = tmpl; *p;) {
-        sgr_sv v = { NULL, 0 };
-        const char *close = *p == '{' ? strchr(p, '}') : NULL;
-        if (close) {
-            size_t k = (size_t)(close - p - 1);
-#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
-            if (IS("program") && nm) {
-                const sgr_segment *s = &c->res.cl.seg[si];
-                if (s->argc && (s->flags & SGR_SEG_DYNAMIC)) {
-                    v.s = s->argv[0].text;
-                    v.len = s->argv[0].len;
-                } else {
-                    v = nm->prog;
-                }
-            } else if (IS("subcommand") && nm) {
-                v = nm->subcmd;
-            } else if (IS("option")) {
-                v = c->m_option;
-            } else if (IS("arg")) {
-                v = c->m_arg.s ? c->m_arg : c->m_path;
-            } else if (IS("path")) {
-                v = c->m_path.s ? c->m_path : c->m_arg;
-            } else if (IS("rule")) {
-                v.s = rule_id;
-                v.len = (uint32_t)strlen(rule_id);
-            } else if (IS("reason")) {
-                v.s = reason ? reason : "";
-                v.len = (uint32_t)strlen(v.s);
-            } else {
-                close = NULL;
-            }
-#undef IS
-        }
-        if (close) {
-            if (!v.s) {
-                v.s = "";
-                v.len = 0;
-            }
-            if (n + v.len + 1 >= cap) {
-                size_t nc = (n + v.len + 1) * 2;
-                char *no = sg_arena_grow(&c->arena, out, cap, nc);
-                if (!no)
-                    return tmpl;
-                out = no;
-                cap = nc;
-            }
-            memcpy(out + n, v.s, v.len);
-            n += v.len;
-            p = close + 1;
-        } else {
-            /* literal text up to the next '{' after this byte, in one copy */
-            const char *q = strchr(p + 1, '{');
-            size_t k = q ? (size_t)(q - p) : strlen(p);
-            if (n + k + 1 >= cap) {
-                size_t nc = (n + k + 1) * 2;
-                char *no = sg_arena_grow(&c->arena, out, cap, nc);
-                if (!no)
-                    return tmpl;
-                out = no;
-                cap = nc;
-            }
-            memcpy(out + n, p, k);
-            n += k;
+    if (parsed) {
+        for (const sgr_piece *pc = c->pieces + tp->off, *end = pc + tp->n; pc < end; pc++)
+            if (msg_add(c, &m, piece_value(c, pc->kind, pc->s, pc->len, si, rule_id, reason)) < 0)
+                return tmpl;
+    } else {
+        for (const char *p = tmpl; *p;) {
+            uint32_t kind;
+            size_t k = tmpl_next(p, &kind);
+            if (msg_add(c, &m, piece_value(c, kind, p, (uint32_t)k, si, rule_id, reason)) < 0)
+                return tmpl;
             p += k;
         }
     }
-    out[n] = '\0';
-    return out;
+    m.out[m.n] = '\0';
+    return m.out;
 }
 
 /* Resolve the workspace roots (default: the cwd; a relative root is taken from
