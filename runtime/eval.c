@@ -372,13 +372,6 @@ static int group_sets(sgr_ctx *c)
  * and a walk is merged into walk_tmp when it is used. */
 size_t sgr_walk_max = (size_t)1 << 18;
 
-static inline uint32_t walk_hash(const char *s, size_t n)
-{
-    uint32_t h = 0x811c9dc5u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 0x01000193u;
-    return h;
-}
 
 /* Merge idx[0..nidx) (an index list) with the any list into w; returns the
  * length.  prog (NULL: none): the name of the program the walk is for, whose
@@ -446,7 +439,7 @@ static int build_walks(sgr_ctx *c)
         sgr_walk_prog *wp = &c->wprog[k];
         wp->name = sgr_str(t, bk->name);
         wp->len = (uint32_t)strlen(wp->name);
-        wp->hash = walk_hash(wp->name, wp->len);
+        wp->hash = sgr_fnv1a(wp->name, wp->len);
         wp->list_off = bk->list_off;
         wp->list_len = bk->list_len;
         wp->off = off;
@@ -468,7 +461,7 @@ static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n,
 {
     sgr_walk_prog *wp = NULL;
     if (prog) {
-        uint32_t h = walk_hash(name, n);
+        uint32_t h = sgr_fnv1a(name, n);
         /* terminates: fewer than half the slots are used */
         for (uint32_t p = h & c->wmask; c->wslot[p]; p = (p + 1) & c->wmask) {
             sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];

@@ -88,27 +88,9 @@ uint64_t sgr_table_checksum(const uint8_t *data, size_t size)
     return sg_checksum64(data, size, offsetof(sgt_header, checksum));
 }
 
-/* FNV-1a 32, four bytes a round: every segment's program name and most options
- * are hashed, and the loop's own count and test were a third of the work. */
-static inline uint32_t hash_name(const char *s, size_t len)
-{
-    const uint32_t P = 0x01000193u;
-    uint32_t h = 0x811c9dc5u;
-    size_t i = 0;
-    for (; i + 4 <= len; i += 4) {
-        h = (h ^ (uint8_t)s[i]) * P;
-        h = (h ^ (uint8_t)s[i + 1]) * P;
-        h = (h ^ (uint8_t)s[i + 2]) * P;
-        h = (h ^ (uint8_t)s[i + 3]) * P;
-    }
-    for (; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * P;
-    return h;
-}
-
 uint32_t sgr_hash_name(const char *s, size_t len)
 {
-    return hash_name(s, len);
+    return sgr_fnv1a(s, len);
 }
 
 /* ---------------------------------------------------------------- verification */
@@ -893,7 +875,7 @@ const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t le
         return NULL;
     uint32_t mask = t->nbuckets - 1;
     /* Terminates: the loader proved at least one bucket is empty. */
-    for (uint32_t p = hash_name(name, len) & mask;; p = (p + 1) & mask) {
+    for (uint32_t p = sgr_fnv1a(name, len) & mask;; p = (p + 1) & mask) {
         const sgt_bucket *b = &t->index[p];
         if (b->name == SGT_NONE)
             return NULL;
@@ -908,7 +890,7 @@ const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, siz
 {
     uint32_t mask = t->nproghash - 1;
     /* terminates: fewer than half the slots are used */
-    for (uint32_t h = hash_name(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
+    for (uint32_t h = sgr_fnv1a(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
         const sgt_progspec *p = &t->progs[t->proghash[h] - 1];
         if (name_eq(sgr_str(t, p->name), name, len))
             return p;
@@ -977,7 +959,7 @@ uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str,
 {
     uint32_t mask = t->nopttab - 1;
     /* terminates: fewer than half the slots are used */
-    for (uint32_t h = (hash_name(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
+    for (uint32_t h = (sgr_fnv1a(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
          h = (h + 1) & mask) {
         const struct sgr_optent *e = &t->opttab[h];
         /* the name has exactly len bytes before its NUL: a query holding a NUL
