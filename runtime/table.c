@@ -750,8 +750,10 @@ static int hash_progopts(sgr_table *t)
         return -1;
     size_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
-        const sgt_progspec *p = &t->progs[i];
-        total += (size_t)p->value_len + p->script_len + p->exec_len + p->end_len + p->text_len + p->first_len;
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(&t->progs[i], sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
+            total += sl[j].len;
     }
     uint32_t n = 4;
     while (n <= 2 * total)
@@ -857,17 +859,6 @@ void sgr_table_free(sgr_table *t)
 
 /* ------------------------------------------------------------------- lookups */
 
-/* Is the NUL-terminated table string w the counted query s[0..n)?  cmp_counted's
- * equality, inline for the name lookups that run for every segment: a query
- * holding a NUL is never equal (w ends there). */
-static inline int name_eq(const char *w, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (w[i] == '\0' || w[i] != s[i])
-            return 0;
-    return w[n] == '\0';
-}
-
 const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t len, uint32_t *n)
 {
     *n = 0;
@@ -879,7 +870,7 @@ const uint32_t *sgr_table_lookup(const sgr_table *t, const char *name, size_t le
         const sgt_bucket *b = &t->index[p];
         if (b->name == SGT_NONE)
             return NULL;
-        if (name_eq(sgr_str(t, b->name), name, len)) {
+        if (sgr_str_eq(sgr_str(t, b->name), name, len)) {
             *n = b->list_len;
             return t->lists + b->list_off;
         }
@@ -892,13 +883,29 @@ const sgt_progspec *sgr_table_progspec(const sgr_table *t, const char *name, siz
     /* terminates: fewer than half the slots are used */
     for (uint32_t h = sgr_fnv1a(name, len) & mask; t->proghash[h]; h = (h + 1) & mask) {
         const sgt_progspec *p = &t->progs[t->proghash[h] - 1];
-        if (name_eq(sgr_str(t, p->name), name, len))
+        if (sgr_str_eq(sgr_str(t, p->name), name, len))
             return p;
     }
     return NULL;
 }
 
-/* Binary search for s[0..n) among the strcmp-sorted string refs strs[0..cnt). */
+/* The first of the strcmp-sorted refs strs[0..cnt) that does not sort before s[0..n). */
+static uint32_t lower_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, const char *s, size_t n)
+{
+    uint32_t lo = 0, hi = cnt;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cmp_counted(sgr_str(t, strs[mid]), s, n) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Is s[0..n) one of the strcmp-sorted string refs strs[0..cnt)?  lower_str's
+ * search, ending at an equal entry: every exact-word set test goes through here,
+ * and stopping early is worth its own loop. */
 static int find_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, const char *s,
                     size_t n)
 {
@@ -970,29 +977,6 @@ uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str,
     return 0;
 }
 
-/* The first of the strcmp-sorted refs strs[0..cnt) that does not sort before s[0..n). */
-static uint32_t lower_str(const sgr_table *t, const uint32_t *strs, uint32_t cnt, const char *s, size_t n)
-{
-    uint32_t lo = 0, hi = cnt;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cmp_counted(sgr_str(t, strs[mid]), s, n) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Does the NUL-terminated w start with s[0..n) and go on past it? */
-static int longer_with_prefix(const char *w, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (w[i] == '\0' || w[i] != s[i])
-            return 0;
-    return w[n] != '\0';
-}
-
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
     if (slen < 3 || str[0] != '-' || str[1] != '-'
@@ -1012,9 +996,10 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
          * after str's place in it (after str itself, when it is listed) */
         const uint32_t *o = t->progopts + sl[j].off;
         uint32_t k = lower_str(t, o, sl[j].len, str, slen);
-        if (k < sl[j].len && cmp_counted(sgr_str(t, o[k]), str, slen) == 0)
+        if (k < sl[j].len && sgr_str_eq(sgr_str(t, o[k]), str, slen))
             k++;
-        if (k < sl[j].len && longer_with_prefix(sgr_str(t, o[k]), str, slen))
+        const char *w = k < sl[j].len ? sgr_str(t, o[k]) : NULL;
+        if (w && sgr_str_starts(w, str, slen) && w[slen] != '\0')
             bits |= sl[j].bit;
     }
     return bits;

@@ -182,6 +182,22 @@ static inline unsigned sgr_abbr_pair(char a, char b)
 {
     return ((uint32_t)(uint8_t)a * 0x9e3779b1u ^ (uint32_t)(uint8_t)b * 0x85ebca6bu) >> 26;
 }
+/* Does the NUL-terminated table string w start with the counted query s[0..n)?
+ * (A query holding a NUL never does: w ends there.) */
+static inline int sgr_str_starts(const char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] == '\0' || w[i] != s[i])
+            return 0;
+    return 1;
+}
+
+/* Is the NUL-terminated table string w the counted query s[0..n)? */
+static inline int sgr_str_eq(const char *w, const char *s, size_t n)
+{
+    return sgr_str_starts(w, s, n) && w[n] == '\0';
+}
+
 /* String hash used by INDEX (FNV-1a 32); the compiler uses the same.  A name lives
  * in bucket (hash & (nbuckets - 1)) or, probing linearly (wrapping), in the first
  * bucket after it; an empty bucket (name == SGT_NONE) ends the probe.  Strings in
