@@ -44,8 +44,7 @@ typedef struct sgr_piece {
 } sgr_piece;
 
 typedef struct sgr_tmpl {
-    const char *text;                   /* set when first filled */
-    size_t len;                         /* strlen(text) */
+    size_t len;                         /* strlen of the template (once parsed) */
     uint32_t off, n;                    /* pieces[off..off + n) */
     int parsed;                         /* 0: not yet; 1: parsed; -1: no room left in
                                          * pieces, the generic fill */
@@ -141,8 +140,8 @@ struct sgr_ctx {
     sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
     size_t walk_budget;                 /* code words rule_needs may still look at
                                          * for walks (walk_merge) */
-    /* messages parsed once (see tmpl_parse): [nrules] the rules', then the
-     * default's and DYN_MSG */
+    /* messages, parsed when first filled (tmpl_for): [nrules] the rules', then
+     * the default's and DYN_MSG */
     sgr_tmpl *tmpl;
     sgr_piece *pieces;                  /* [PIECES_MAX] */
     size_t npieces;                     /* in use */
@@ -365,13 +364,13 @@ static int group_sets(sgr_ctx *c)
  * decide_segment tries a segment's rules in the order of the index's list for its
  * program merged with the any list (by rule id; at a tie the any list first).
  * That merge, the lookups of c->need and c->implied and the index's own lookup
- * (a hash, then a compare out of line) were most of its cost; they depend on the
- * table only, so sgr_ctx_new does them once: a walk per program the index names,
- * found through a hash of the names kept here.  A table whose walks would take
- * more than WALK_MAX entries (many names, a long any list) keeps only the hash,
- * and a walk is merged into walk_tmp when it is used. */
+ * were most of its cost; they depend on the table only, so a context does them
+ * once per program, the first time a segment runs it (walk_for), into room made
+ * by sgr_ctx_new, and finds a program's walk through a hash of the names kept
+ * here.  A table whose walks would take more than sgr_walk_max entries (many
+ * names, a long any list) keeps only the hash, and a walk is merged into walk_tmp
+ * each time it is used. */
 size_t sgr_walk_max = (size_t)1 << 18;
-
 
 /* Merge idx[0..nidx) (an index list) with the any list into w; returns the
  * length.  prog (NULL: none): the name of the program the walk is for, whose
@@ -465,14 +464,9 @@ static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n,
         /* terminates: fewer than half the slots are used */
         for (uint32_t p = h & c->wmask; c->wslot[p]; p = (p + 1) & c->wmask) {
             sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];
-            if (q->hash == h && q->len == n) {
-                uint32_t i = 0;
-                while (i < n && q->name[i] == name[i])
-                    i++;
-                if (i == n) {
-                    wp = q;
-                    break;
-                }
+            if (q->hash == h && q->len == n && sgr_str_eq(q->name, name, n)) {
+                wp = q;
+                break;
             }
         }
     }
@@ -660,7 +654,8 @@ static inline void lookups_begin(sgr_ctx *c)
     }
 }
 
-static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen);
+static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
+                                 uint32_t *outlen, int *plain);
 
 /* resolve_path's long way: the walk itself, for every operand resolve_plain
  * does not take.  The caller has called lookups_begin. */
@@ -673,7 +668,7 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
     } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
                && (home = c->opts->home ? c->opts->home : getenv("HOME")) && home[0] == '/') {
         uint32_t hl;
-        base = resolve_path(c, "/", home, (uint32_t)strlen(home), 0, &hl);
+        base = resolve_path(c, "/", home, (uint32_t)strlen(home), 0, &hl, NULL);
         if (!base)
             return NULL;
         rel = w + 1;
@@ -763,13 +758,18 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
     return sg_arena_strndup(&c->arena, p, n);
 }
 
-static char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+/* w resolved against cwd: resolve_plain's short way when it takes w (then *plain,
+ * when not NULL, is 1: the result is the resolved cwd, a '/' and more), else the
+ * walk.  NULL: out of memory. */
+static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
+                                 uint32_t *outlen, int *plain)
 {
     lookups_begin(c);
     char *named;
-    if (resolve_plain(c, cwd, w, wl, tilde, &named, outlen))
-        return named;
-    return resolve_walk(c, cwd, w, wl, tilde, outlen);
+    int short_way = resolve_plain(c, cwd, w, wl, tilde, &named, outlen);
+    if (plain)
+        *plain = short_way;
+    return short_way ? named : resolve_walk(c, cwd, w, wl, tilde, outlen);
 }
 
 static int under(const char *p, uint32_t pl, const char *root)
@@ -854,14 +854,11 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     char *r = (char *)w;
     int in_cwd = 0;                         /* r is the resolved cwd (not "/"), a '/', more */
     if (!(flags & SGR_W_UNKNOWN)) {
-        int tilde = (flags & SGR_W_TILDE) != 0;
-        lookups_begin(c);
-        if (resolve_plain(c, cwd, w, wl, tilde, &r, &rl))
-            in_cwd = cl > 1;                /* what resolve_plain makes: no need to compare */
-        else
-            r = resolve_walk(c, cwd, w, wl, tilde, &rl);
+        int plain;
+        r = resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl, &plain);
         if (!r)
             return -1;
+        in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
     }
     if (!in_cwd)
         in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
@@ -1827,16 +1824,17 @@ static size_t tmpl_next(const char *p, uint32_t *kind)
     return q ? (size_t)(q - p) : strlen(p);
 }
 
-/* The pieces of template tmpl into out[0..) (NULL: only counted), stopping after
- * max; returns their number. */
+/* The pieces of template tmpl into out[0..max): their number, or SIZE_MAX when
+ * they do not fit. */
 static size_t tmpl_parse(const char *tmpl, sgr_piece *out, size_t max)
 {
     size_t np = 0;
-    for (const char *p = tmpl; *p && np < max; np++) {
+    for (const char *p = tmpl; *p; np++) {
+        if (np == max)
+            return SIZE_MAX;
         uint32_t kind;
         size_t k = tmpl_next(p, &kind);
-        if (out)
-            out[np] = (sgr_piece){ p, (uint32_t)k, kind };
+        out[np] = (sgr_piece){ p, (uint32_t)k, kind };
         p += k;
     }
     return np;
@@ -1861,16 +1859,14 @@ static const sgr_tmpl *tmpl_for(sgr_ctx *c, uint32_t i, const char *text)
     sgr_tmpl *tp = &c->tmpl[i];
     if (tp->parsed)
         return tp;
-    tp->text = text;
-    tp->len = strlen(text);
-    size_t n = tmpl_parse(text, NULL, PIECES_MAX - c->npieces + 1);
-    if (c->npieces + n > PIECES_MAX) {
-        tp->parsed = -1;
+    size_t n = tmpl_parse(text, c->pieces + c->npieces, PIECES_MAX - c->npieces);
+    if (n == SIZE_MAX) {
+        tp->parsed = -1;                /* what it wrote is left for the next one */
         return tp;
     }
+    tp->len = strlen(text);
     tp->off = (uint32_t)c->npieces;
     tp->n = (uint32_t)n;
-    tmpl_parse(text, c->pieces + tp->off, n);
     c->npieces += n;
     tp->parsed = 1;
     return tp;
@@ -1983,7 +1979,7 @@ static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
     }
     for (size_t i = 0; i < o->nroots; i++) {
         uint32_t l;
-        char *r = resolve_path(c, cwd, o->roots[i], (uint32_t)strlen(o->roots[i]), 0, &l);
+        char *r = resolve_path(c, cwd, o->roots[i], (uint32_t)strlen(o->roots[i]), 0, &l, NULL);
         if (!r)
             return -1;
         c->roots[c->nroots++] = r;
@@ -2009,7 +2005,7 @@ static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
         return c->cwd_out;
     }
     size_t il = strlen(cwd);
-    const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len);
+    const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len, NULL);
     c->cwd_epoch = 0;
     if (r && e && sgr_pc_epoch(c->pc) == e && il < sizeof c->cwd_in && *len < sizeof c->cwd_out) {
         memcpy(c->cwd_in, cwd, il + 1);
@@ -2233,7 +2229,7 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         return 2;
     for (uint32_t k = 0; k < nm->ncwds; k++) {
         uint32_t rl;
-        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl);
+        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl, NULL);
         if (!r)
             return -1;
         cwd_add(tgt, r);
