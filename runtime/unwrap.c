@@ -17,19 +17,23 @@ static int is_assignment(const sgr_word *w)
 
 #define UNKNOWN_PROGRAM (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)
 
+/* What a segment runs is only known at run time, for reason (a static string). */
+static void set_dynamic(sgr_segment *s, const char *reason)
+{
+    s->flags |= SGR_SEG_DYNAMIC;
+    s->dyn_reason = reason;
+}
+
 /* Mark a freshly made inner segment dynamic when its program is not static. */
 static void check_program(sgr_segment *s)
 {
     if (s->argc == 0)
         return;
     const sgr_word *w = &s->argv[0];
-    if (w->flags & UNKNOWN_PROGRAM) {
-        s->flags |= SGR_SEG_DYNAMIC;
-        s->dyn_reason = "the inner command's name is only known at run time";
-    } else if (w->len == 4 && memcmp(w->text, "eval", 4) == 0) {
-        s->flags |= SGR_SEG_DYNAMIC;
-        s->dyn_reason = "eval runs a string as code";
-    }
+    if (w->flags & UNKNOWN_PROGRAM)
+        set_dynamic(s, "the inner command's name is only known at run time");
+    else if (w->len == 4 && memcmp(w->text, "eval", 4) == 0)
+        set_dynamic(s, "eval runs a string as code");
 }
 
 static int add_inner(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t from, uint32_t to,
@@ -65,6 +69,18 @@ static int add_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const char *tex
     return r == -2 ? -2 : 0;
 }
 
+/* The word w given as a wrapper's script: parsed as one, or, when it comes from
+ * an expansion, the segment marked dynamic (returns 1).  0, or -2 out of memory. */
+static int add_script_word(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_word *w,
+                           const sgr_sh_limits *lim)
+{
+    if (w->flags & SGR_W_UNKNOWN) {
+        set_dynamic(&cl->seg[si], "the script comes from an expansion");
+        return 1;
+    }
+    return add_script(a, cl, si, w->text, w->len, w->span, lim);
+}
+
 /* Join argv[from..to) with single spaces (watch, su -c without quoting). */
 static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32_t *len)
 {
@@ -95,9 +111,7 @@ static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_
         if ((r->kind != SGR_REDIR_HERESTRING && r->kind != SGR_REDIR_HEREDOC) || (r->fd != -1 && r->fd != 0))
             continue;
         if (r->target.flags & SGR_W_UNKNOWN) {
-            sgr_segment *m = &cl->seg[si];
-            m->flags |= SGR_SEG_DYNAMIC;
-            m->dyn_reason = "the script on standard input comes from an expansion";
+            set_dynamic(&cl->seg[si], "the script on standard input comes from an expansion");
             return 0;
         }
         return add_script(a, cl, si, r->target.text, r->target.len, r->target.span, lim);
@@ -203,13 +217,8 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         }
         /* an operand */
         if (st.want_script) {
-            if (w->flags & (SGR_W_UNKNOWN)) {
-                sgr_segment *m = &cl->seg[si];
-                m->flags |= SGR_SEG_DYNAMIC;
-                m->dyn_reason = "the script comes from an expansion";
-                return 0;
-            }
-            return add_script(a, cl, si, w->text, w->len, w->span, lim);
+            int r = add_script_word(a, cl, si, w, lim);
+            return r < 0 ? r : 0;
         }
         if ((ps->flags & SGT_PROG_ASSIGNMENTS) && is_assignment(w)) {
             if (st.asg_n == 0 || st.asg_from + st.asg_n != i)
@@ -251,7 +260,6 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
     return 0;
 }
 
-
 /* The other readings of words[i], an undeclared long option that abbreviates a
  * declared value option (ab & SGR_OPT_VALUE: the next word is its value, the scan
  * goes on after it) or script option (the next word, or the text after '=', is a
@@ -269,22 +277,13 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
     if (i + 1 >= cl->seg[si].argc)
         return 0;
     if (++*forks > MAX_READINGS) {
-        sgr_segment *m = &cl->seg[si];
-        m->flags |= SGR_SEG_DYNAMIC;
-        m->dyn_reason = "too many abbreviated options to tell where the command starts";
+        set_dynamic(&cl->seg[si], "too many abbreviated options to tell where the command starts");
         return 0;
     }
     if (ab & SGR_OPT_SCRIPT) {
-        const sgr_word *v = &cl->seg[si].argv[i + 1];
-        if (v->flags & SGR_W_UNKNOWN) {
-            sgr_segment *m = &cl->seg[si];
-            m->flags |= SGR_SEG_DYNAMIC;
-            m->dyn_reason = "the script comes from an expansion";
-            return 0;
-        }
-        int r = add_script(a, cl, si, v->text, v->len, v->span, lim);
+        int r = add_script_word(a, cl, si, &cl->seg[si].argv[i + 1], lim);
         if (r)
-            return r;
+            return r < 0 ? r : 0;
     }
     if (ab & SGR_OPT_VALUE)
         return unwrap_from(a, cl, si, ps, t, lim, i + 2, st, forks);
@@ -318,8 +317,7 @@ int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_li
         if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
             continue;
         if (s->depth + 1u > lim->max_depth) {
-            s->flags |= SGR_SEG_DYNAMIC;
-            s->dyn_reason = "wrappers nested too deeply to check";
+            set_dynamic(s, "wrappers nested too deeply to check");
             continue;
         }
         int r = unwrap_one(a, cl, si, ps, t, lim);
