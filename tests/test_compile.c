@@ -95,6 +95,38 @@ static void unload_pack(sgr_table *t, uint8_t *img)
     free(img);
 }
 
+/* A pack loaded for one test and a fresh context on it, which ev and expect use
+ * until pack_end frees both and puts the suite's context back. */
+typedef struct pack_scope {
+    sgr_table *t;
+    uint8_t *img;
+    sgr_ctx *saved;
+} pack_scope;
+
+/* 0, or -1 when the pack did not load or no context could be made (counted). */
+static int pack_begin(pack_scope *ps, const char *text)
+{
+    ps->t = load_pack(text, &ps->img);
+    if (!ps->t)
+        return -1;
+    sgr_ctx *c = sgr_ctx_new(ps->t);
+    CHECK(c != NULL);
+    if (!c) {
+        unload_pack(ps->t, ps->img);
+        return -1;
+    }
+    ps->saved = ctx;
+    ctx = c;
+    return 0;
+}
+
+static void pack_end(pack_scope *ps)
+{
+    sgr_ctx_free(ctx);
+    ctx = ps->saved;
+    unload_pack(ps->t, ps->img);
+}
+
 /* Decompiled text, appended to a growing NUL-terminated buffer. */
 typedef struct dbuf {
     char *p;
@@ -130,12 +162,9 @@ static void path_req_tests(void)
         "andor: deny path inside { */.kube } and arg kk or arg yy\n"
         "neg: ask not path inside { */tmpok } and program touch\n"
         "notor: ask not path inside { */.cfg } or arg qq\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         CHECK_STR(ev("cat ~/.ssh/id")->message, "one /w/.ssh/id");
         CHECK_STR(ev("cat a /etc/shadow")->message, "and /etc/shadow");
@@ -154,9 +183,7 @@ static void path_req_tests(void)
         expect("ls ~/.cfg qq", SGT_ASK, "p:notor");
         expect("ls ~/.cfg", SGT_ALLOW, "default");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 
     /* a set with too many words for the group's trie: the group runs its pattern
      * alone, so a path outside the pattern may still be one of the words */
@@ -174,11 +201,10 @@ static void path_req_tests(void)
         o += sprintf(big + o, " %s", w[k]);
     }
     sprintf(big + o, " } \"big {path}\"\n");
-    t = load_pack(big, &img);
+    int loaded = pack_begin(&ps, big);
     free(big);
-    if (!t)
+    if (loaded < 0)
         return;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         char cmd[64], msg[64];
         snprintf(cmd, sizeof cmd, "cat %s", w[NW / 2]);
@@ -188,9 +214,7 @@ static void path_req_tests(void)
         expect("cat x.big", SGT_DENY, "b:big");
         expect("cat /b/abcdefghij", SGT_ALLOW, "default");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* `text` options and `text operand` (std/programs): what they take out of the path
@@ -283,12 +307,9 @@ static void index_implies_tests(void)
         "seven: deny program { p q } or program { p }\n"
         "eight: deny program { r } and arg a1 and arg a2\n"
         "nine: deny program { s } and (arg b1 or arg b2) and arg b3\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         expect("a", SGT_ASK, "i:one");
         expect("/usr/bin/b q", SGT_ASK, "i:one");
@@ -318,9 +339,7 @@ static void index_implies_tests(void)
         expect("s b3", SGT_ALLOW, "default");
         expect("x b1 b3", SGT_ALLOW, "default");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* The index files a rule under the programs of every side of an `or`, however
@@ -335,10 +354,10 @@ static void index_or_tests(void)
     for (int k = 1; k < 20; k++)
         o += snprintf(pack + o, sizeof pack - (size_t)o, " or program { p%d }", k);
     snprintf(pack + o, sizeof pack - (size_t)o, "\n");
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
+    const sgr_table *t = ps.t;
     const char *names[] = { "a", "b", "c" };
     for (int i = 0; i < 3; i++) {
         uint32_t n = 0;
@@ -348,8 +367,6 @@ static void index_or_tests(void)
     uint32_t n = 0;
     CHECK(sgr_table_lookup(t, "p0", 2, &n) == NULL);
     CHECK(t->meta->any_len == 1 && t->lists[t->meta->any_off] == 1);
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         expect("c", SGT_DENY, "o:three");
         expect("a q", SGT_DENY, "o:three");
@@ -359,9 +376,7 @@ static void index_or_tests(void)
         expect("p7", SGT_ASK, "o:many");
         expect("p19 z", SGT_ASK, "o:many");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* A word shorter than anything a set's automaton accepts is refused on its length
@@ -380,12 +395,9 @@ static void dfa_min_tests(void)
         "prog: deny program /^[a-z]{7}$/\n"
         "sub: deny program git and subcommand /^[a-z]{4}-x$/\n"
         "opt: deny program ls and option /^--[a-z]{3}$/ \"opt {option}\"\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         expect("cat abc", SGT_DENY, "m:short");
         CHECK_STR(ev("cat q zabcz")->message, "arg zabcz");
@@ -408,9 +420,7 @@ static void dfa_min_tests(void)
         CHECK_STR(ev("ls -l --wxy")->message, "opt --wxy");
         expect("ls --wx", SGT_ALLOW, "default");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* An automaton whose every match holds a byte below 128 of one class (a blank in
@@ -425,12 +435,9 @@ static void dfa_low_tests(void)
         "default allow\n"
         "sql: ask arg matches /(drop|truncate)\\s+table/i \"arg {arg}\"\n"
         "dash: deny program tool and arg matches /a-b/\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         for (int pre = 0; pre < 10; pre++)
             for (int post = 0; post < 10; post++) {
@@ -453,9 +460,7 @@ static void dfa_low_tests(void)
         expect("tool xxxxxxxxxxxa,bxxxxxxxxxx", SGT_ALLOW, "default");
         expect("tool a-b", SGT_DENY, "l:dash");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* Messages are parsed once per context (fill_parsed in runtime/eval.c) and read
@@ -471,12 +476,9 @@ static void message_tests(void)
         "b: deny program bb and option -x \"{subcommand}:{option}:{program}\"\n"
         "c: deny text contains { ZZZ } \"{program} saw {rule}, {reason}\"\n"
         "d: deny program dd and path inside { /etc/* } \"{path}/{arg}/{program}\"\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         CHECK_STR(ev("zz sub")->message, "{nope} zz {sub} x{rule");
         CHECK_STR(ev("aa q")->message, "{aaa} [] |{}g:ag:a{");
@@ -484,9 +486,7 @@ static void message_tests(void)
         CHECK_STR(ev("echo ZZZ")->message, "{program} saw g:c, ");
         CHECK_STR(ev("dd /etc/passwd")->message, "/etc/passwd//etc/passwd/dd");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* Messages are parsed as they are first filled, into a pool of room made with
@@ -503,13 +503,11 @@ static void message_pool_tests(void)
     len += (size_t)snprintf(src + len, cap - len, "pack g version 1\ndefault ask\n");
     for (int i = 0; i < N; i++)
         len += (size_t)snprintf(src + len, cap - len, "r%d: deny program p%d \"{program} {rule} [{arg}] {path}\"\n", i, i);
-    uint8_t *img;
-    sgr_table *t = load_pack(src, &img);
+    pack_scope ps;
+    int loaded = pack_begin(&ps, src);
     free(src);
-    if (!t)
+    if (loaded < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     int right = 0;
     for (int round = 0; round < 2; round++)
         for (int i = 0; i < N; i++) {
@@ -519,9 +517,7 @@ static void message_pool_tests(void)
             right += strcmp(ev(cmd)->message, want) == 0;
         }
     CHECK(right == 2 * N);
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* In a program's walk, `program S` for a set without the program's name can hold
@@ -536,12 +532,9 @@ static void argv0_tests(void)
         "opt: deny program /^\\/opt\\/.*$/ \"{program}\"\n"
         "mk: deny program in { mkfs } or program /^mkfs\\..*$/\n"
         "two: ask program in { tool } and not program tool\n";
-    uint8_t *img;
-    sgr_table *t = load_pack(pack, &img);
-    if (!t)
+    pack_scope ps;
+    if (pack_begin(&ps, pack) < 0)
         return;
-    sgr_ctx *saved = ctx;
-    ctx = sgr_ctx_new(t);
     for (int round = 0; round < 2; round++) {
         expect("git status", SGT_ALLOW, "v:git_ok");
         expect("/opt/bin/git status", SGT_DENY, "v:opt");
@@ -552,9 +545,7 @@ static void argv0_tests(void)
         expect("git x; mkfs.xfs y", SGT_DENY, "v:mk");
         expect("tool", SGT_ALLOW, "default");
     }
-    sgr_ctx_free(ctx);
-    ctx = saved;
-    unload_pack(t, img);
+    pack_end(&ps);
 }
 
 /* Path resolution goes through a per-context cache from a context's second call
