@@ -62,6 +62,11 @@ static uint32_t tb_strs(tb *b, int sec, const char *const *words, uint32_t n)
     return first;
 }
 
+/* A program spec's option list `field` in PROGOPTS: the names of the array arr. */
+#define PROG_SLICE(b, p, field, arr)                                                           \
+    ((p).field##_len = (uint32_t)(sizeof(arr) / sizeof *(arr)),                                \
+     (p).field##_off = tb_strs((b), SGT_SEC_PROGOPTS, (arr), (p).field##_len))
+
 static uint32_t tb_list(tb *b, const uint32_t *ids, uint32_t n)
 {
     uint32_t first = (uint32_t)(b->len[SGT_SEC_LISTS] / 4);
@@ -1082,14 +1087,10 @@ static void test_abbrev(void)
     sgt_progspec p = {0};
     p.name = tb_str(&b, "zgrep");
     p.flags = SGT_PROG_TEXT_OPERAND;
-    p.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, value, 6);
-    p.value_len = 6;
-    p.script_off = tb_strs(&b, SGT_SEC_PROGOPTS, script, 3);
-    p.script_len = 3;
-    p.text_off = tb_strs(&b, SGT_SEC_PROGOPTS, text, 2);
-    p.text_len = 2;
-    p.first_off = tb_strs(&b, SGT_SEC_PROGOPTS, first, 3);
-    p.first_len = 3;
+    PROG_SLICE(&b, p, value, value);
+    PROG_SLICE(&b, p, script, script);
+    PROG_SLICE(&b, p, text, text);
+    PROG_SLICE(&b, p, first, first);
     tb_add(&b, SGT_SEC_PROGSPECS, &p, sizeof p);
     img m = tb_build(&b);
     tb_free(&b);
@@ -1167,22 +1168,15 @@ static void test_progopt_bits(void)
     build_sample(&b);
     sgt_progspec pa = {0}, pb = {0}, pc = {0};
     pa.name = tb_str(&b, "za");
-    pa.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_value, 5);
-    pa.value_len = 5;
-    pa.text_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_text, 3);
-    pa.text_len = 3;
-    pa.exec_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_exec, 4);
-    pa.exec_len = 4;
-    pa.end_off = tb_strs(&b, SGT_SEC_PROGOPTS, a_end, 3);
-    pa.end_len = 3;
+    PROG_SLICE(&b, pa, value, a_value);
+    PROG_SLICE(&b, pa, text, a_text);
+    PROG_SLICE(&b, pa, exec, a_exec);
+    PROG_SLICE(&b, pa, end, a_end);
     pb.name = tb_str(&b, "zb");
     pb.flags = SGT_PROG_TEXT_OPERAND;
-    pb.value_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_value, 4);
-    pb.value_len = 4;
-    pb.script_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_script, 1);
-    pb.script_len = 1;
-    pb.first_off = tb_strs(&b, SGT_SEC_PROGOPTS, b_first, 2);
-    pb.first_len = 2;
+    PROG_SLICE(&b, pb, value, b_value);
+    PROG_SLICE(&b, pb, script, b_script);
+    PROG_SLICE(&b, pb, first, b_first);
     pc.name = tb_str(&b, "zc");
     tb_add(&b, SGT_SEC_PROGSPECS, &pa, sizeof pa);
     tb_add(&b, SGT_SEC_PROGSPECS, &pb, sizeof pb);
