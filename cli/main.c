@@ -14,6 +14,7 @@
 #include "lib/embedded.h"
 #include "runtime/unwrap.h"
 #include "runtime/admit.h"
+#include "runtime/admit_store.h"
 #include "runtime/declog.h"
 #include "compiler/sha256.h"
 #include "common/alloc.h"
@@ -35,8 +36,11 @@ static void usage(FILE *f)
         "       shellgate check   [-p POLICY] --batch\n"
         "         admission: [--state FILE | --admit] [--agent ID] [--non-interactive]\n"
         "                    [--log FILE [--log-max-bytes N]]\n"
-        "       shellgate approve ID [--once | --session | --always] [--state FILE]\n"
-        "       shellgate state reset [--state FILE]\n"
+        "                    [--rate-store redis://HOST[:PORT][/DB] [--rate-store-down deny|local]\n"
+        "                     [--rate-store-timeout MS]]\n"
+        "       shellgate approve ID [--once | --session | --always] [--state FILE] [--rate-store URL]\n"
+        "       shellgate state reset [--state FILE] [--rate-store URL]\n"
+
         "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
@@ -70,6 +74,10 @@ typedef struct cli {
     const char *log;
     unsigned long long log_max;
     int scope;                         /* approve: SGR_APPROVE_* */
+    /* fleet (docs/fleet.md) */
+    const char *rate_store;            /* --rate-store URL */
+    int rate_down;                     /* SGR_STORE_DOWN_* */
+    unsigned rate_timeout;             /* ms; 0: the default */
     char **rest;
     int nrest;
 } cli;
@@ -81,6 +89,29 @@ static int need_arg(int i, int argc, const char *opt)
         return 0;
     }
     return 1;
+}
+
+/* The fleet's options (docs/fleet.md): the rate store. */
+static int parse_fleet_opt(cli *o, const char *a, const char *v)
+{
+    if (strcmp(a, "--rate-store") == 0) {
+        o->rate_store = v;
+        o->admit = 1;
+    } else if (strcmp(a, "--rate-store-down") == 0) {
+        if ((o->rate_down = sgr_admit_store_down_parse(v)) < 0) {
+            fprintf(stderr, "%s: --rate-store-down takes deny or local\n", prog_name);
+            return -1;
+        }
+    } else if (strcmp(a, "--rate-store-timeout") == 0) {
+        char *end;
+        unsigned long ms = strtoul(v, &end, 10);
+        if (*end || !v[0] || v[0] == '-' || ms < 1 || ms > 60000) {
+            fprintf(stderr, "%s: --rate-store-timeout takes milliseconds, 1 to 60000\n", prog_name);
+            return -1;
+        }
+        o->rate_timeout = (unsigned)ms;
+    }
+    return 0;
 }
 
 /* Parse options up to "--" or the first operand. */
@@ -125,6 +156,10 @@ static int parse_opts(cli *o, int argc, char **argv)
             o->admit = 1;
         } else if (strcmp(a, "--admit") == 0) {
             o->admit = 1;
+        } else if (strcmp(a, "--rate-store") == 0 || strcmp(a, "--rate-store-down") == 0
+                   || strcmp(a, "--rate-store-timeout") == 0) {
+            if (!need_arg(i, argc, a) || parse_fleet_opt(o, a, argv[++i]) < 0)
+                return -1;
         } else if (strcmp(a, "--agent") == 0) {
             if (!need_arg(i, argc, a))
                 return -1;
@@ -507,6 +542,19 @@ static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const c
     sg_free(line);
 }
 
+static void print_warning(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "%s: %s\n", prog_name, msg);
+}
+
+/* The admission store the options name (admit_store.h), or NULL with err. */
+static sgr_admit *open_store(const cli *o, char *err, size_t n)
+{
+    sgr_admit_store_opts so = { o->rate_store, o->state, o->rate_down, o->rate_timeout, NULL, print_warning, NULL };
+    return sgr_admit_store_open(&so, err, n);
+}
+
 /* Open the backend and the log the options ask for.  0, or an exit status. */
 static int adm_open(adm *a, const cli *o)
 {
@@ -518,7 +566,7 @@ static int adm_open(adm *a, const cli *o)
     a->non_interactive = o->non_interactive;
     char err[600];
     if (o->admit) {
-        if (!(a->be = sgr_admit_file_open(o->state, err, sizeof err))) {
+        if (!(a->be = open_store(o, err, sizeof err))) {
             fprintf(stderr, "%s: %s\n", prog_name, err);
             return EX_USAGE;
         }
@@ -1360,7 +1408,7 @@ static int cmd_approve(int argc, char **argv)
     }
     install_test_hooks();
     char err[1200];
-    sgr_admit *be = sgr_admit_file_open(o.state, err, sizeof err);
+    sgr_admit *be = open_store(&o, err, sizeof err);
     if (!be) {
         fprintf(stderr, "%s: %s\n", prog_name, err);
         return EX_USAGE;
@@ -1385,7 +1433,7 @@ static int cmd_approve(int argc, char **argv)
         rc = 1;
     } else if (r == 1) {
         fprintf(stderr, "%s: no command waits for approval %s in %s (ids come from `check --state`, and an "
-                "approved id is used up)\n", prog_name, hex, sgr_admit_file_path(be));
+                "approved id is used up)\n", prog_name, hex, sgr_admit_store_where(be));
         rc = 1;
     } else if (o.scope == SGR_APPROVE_ALWAYS) {
         char ov[4096];
@@ -1416,18 +1464,18 @@ static int cmd_state(int argc, char **argv)
     cli o;
     memset(&o, 0, sizeof o);
     if (argc < 1 || strcmp(argv[0], "reset") != 0 || parse_opts(&o, argc - 1, argv + 1) < 0 || o.nrest) {
-        fprintf(stderr, "usage: shellgate state reset [--state FILE]\n");
+        fprintf(stderr, "usage: shellgate state reset [--state FILE] [--rate-store URL]\n");
         return EX_USAGE;
     }
     install_test_hooks();
     char err[1200];
-    sgr_admit *be = sgr_admit_file_open(o.state, err, sizeof err);
+    sgr_admit *be = open_store(&o, err, sizeof err);
     if (!be || be->be->reset(be, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog_name, err);
         sgr_admit_close(be);
         return 1;
     }
-    printf("state reset: %s\n", sgr_admit_file_path(be));
+    printf("state reset: %s\n", sgr_admit_store_where(be));
     sgr_admit_close(be);
     return 0;
 }

@@ -1,0 +1,258 @@
+#!/bin/sh
+# redis.sh - the Redis rate store (runtime/admit_redis.c, docs/fleet.md) against a
+# real redis-server on a free loopback port, without persistence, in a scratch
+# directory: exact windows, 8 processes on each of 2 "hosts" (separate local state)
+# against one limit, keys namespaced and expiring, EVALSHA with EVAL after SCRIPT
+# FLUSH, the server stopped mid-run (fail closed; local fallback with a warning),
+# a stopped (slow) server bounded by the timeout, a restart, approvals granted on
+# one host honoured on the other, `state reset`.
+# usage: redis.sh SHELLGATE      (exit 77, skipped, only when redis-server is absent)
+set -u
+SG=$1
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    echo "SKIP: redis-server/redis-cli are not installed (scripts/deps.sh installs the Debian package redis-server)"
+    exit 77
+fi
+T=$(mktemp -d)
+RPID=
+stop_redis() {
+    if [ -n "$RPID" ]; then
+        kill -CONT "$RPID" 2>/dev/null
+        kill "$RPID" 2>/dev/null
+        wait "$RPID" 2>/dev/null
+        RPID=
+    fi
+}
+trap 'stop_redis; rm -rf "$T"' EXIT
+export XDG_CONFIG_HOME="$T/cfg" XDG_STATE_HOME="$T/xdg"
+unset SHELLGATE_SESSION SHELLGATE_TEST_NOW SHELLGATE_TEST_CRASH
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+run() { # want_code description command... (stdout in $T/out, stderr in $T/err)
+    want=$1; shift; what=$1; shift
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want"; cat "$T/out" "$T/err" >&2; fi
+}
+has() { # file substring description
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; cat "$1" >&2; fi
+}
+hasnt() {
+    if grep -qF -- "$2" "$1"; then bad "$3: '$2' in $1"; cat "$1" >&2; else ok; fi
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+start_redis() { # on $PORT, no persistence, data in $T/redis
+    mkdir -p "$T/redis"
+    redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$T/redis" \
+        --logfile "$T/redis/log" --daemonize no &
+    RPID=$!
+    i=0
+    while [ $i -lt 100 ]; do
+        [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ] && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "redis-server did not start on port $PORT:" >&2
+    cat "$T/redis/log" >&2
+    return 1
+}
+rcli() { redis-cli -p "$PORT" "$@"; }
+
+PORT=$(free_port)
+start_redis || { PORT=$(free_port); start_redis; } || exit 1
+U="redis://127.0.0.1:$PORT"
+
+cat >"$T/adm.rules" <<'EOF'
+pack adm version 3
+use std/wrappers
+default deny "'{program}' is not allowed"
+allow program in { ls cat echo true }
+allow program git and subcommand in { status log }
+ask program git and subcommand push
+limit burst 3 per 10s, 5 per 1m "Rate limit: max {count} commands per {per}. Wait {wait}s. Please wait {wait} seconds."
+limit gitlim 2 per 1h when program git
+EOF
+P="$T/adm.rules"
+at() { SHELLGATE_TEST_NOW=$1; export SHELLGATE_TEST_NOW; }
+
+# ---- exact windows on an injected clock (database 1: a store made under the hook) ---
+R1="$U/1"
+at 1000; run 0 "1st" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
+at 1001; run 0 "2nd" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
+at 1002; run 0 "3rd" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
+at 1009.75; run 1 "4th inside 10 s" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+has "$T/out" '"rate_limited":true' "4th rate_limited"
+has "$T/out" '"wait_time_seconds":0.25' "4th exact wait"
+has "$T/out" '"rule":"limit:burst"' "4th rule"
+has "$T/out" 'Rate limit: max 3 commands per 10 seconds. Wait 0.2s. Please wait 0.2 seconds.' "GAIA wording"
+at 1010; run 0 "at the window edge the oldest leaves" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
+at 1012; run 0 "5th in the minute" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
+at 1031; run 1 "6th in the minute" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+has "$T/out" 'max 5 commands per minute. Wait 29.0s' "minute window message"
+has "$T/out" '"wait_time_seconds":29' "minute wait exact"
+at 100; run 1 "a clock stepped back frees nothing" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+has "$T/out" '"wait_time_seconds":29' "wait measured from the newest time seen"
+run 0 "another agent has its own slots" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent other -- ls
+at 2000; run 0 "git 1" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git status
+at 2011; run 0 "git 2" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git log
+at 2022; run 1 "git 3 in the hour (a when-limit)" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git status
+at 2033; run 0 "ls is not limited by gitlim" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- ls
+at 3000; run 1 "a denied command takes no slot" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent d -- rm x
+for i in 1 2 3; do "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent d -- ls >/dev/null; done
+[ "$(rcli -n 1 llen shellgate:limit:adm:burst:d)" = 3 ] && ok || bad "only the 3 admitted commands are recorded"
+unset SHELLGATE_TEST_NOW
+[ ! -e "$T/l1" ] && ok || bad "a reachable Redis leaves the local state alone"
+
+# the test clock cannot drive a store made without it (database 0)
+printf 'pack one version 1\ndefault allow\nlimit one 1 per 1h\n' >"$T/one.rules"
+run 0 "real clock: 1st" "$SG" check -p "$T/one.rules" --rate-store "$U" --state "$T/l0" -- true
+SHELLGATE_TEST_NOW=9000000000 run 1 "a test clock stepped forward frees nothing in a real store" \
+    "$SG" check -p "$T/one.rules" --rate-store "$U" --state "$T/l0" -- true
+
+# ---- keys: namespaced by pack, limit and agent, escaped, expiring on their own -------
+run 0 "an agent id with separators" "$SG" check -p "$T/one.rules" --rate-store "$U" --agent 'team a:7' -- true
+rcli --scan --pattern 'shellgate:limit:*' >"$T/keys"
+has "$T/keys" 'shellgate:limit:one:one:default' "key names pack, limit, agent"
+has "$T/keys" 'shellgate:limit:one:one:team%20a%3A7' "agent escaped: it cannot forge another key"
+ttl=$(rcli pttl 'shellgate:limit:one:one:default')
+[ "$ttl" -gt 3590000 ] && [ "$ttl" -le 3601000 ] && ok || bad "limit key expires after its window (+1 s): pttl $ttl"
+
+# ---- EVALSHA, and EVAL when the server has forgotten the script ----------------------
+rcli script flush >/dev/null
+run 0 "admission after SCRIPT FLUSH (EVAL fallback)" "$SG" check -p "$T/one.rules" --rate-store "$U" --agent f1 -- true
+run 0 "then EVALSHA again" "$SG" check -p "$T/one.rules" --rate-store "$U" --agent f2 -- true
+rcli info commandstats >"$T/stats"
+evalsha=$(sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*failed_calls=\([0-9]*\).*/\1 \2/p' "$T/stats" | tr -d '\r')
+set -- $evalsha
+[ "${1:-0}" -gt "${2:-0}" ] && ok || bad "EVALSHA hits (our SHA-1 is the server's): $evalsha"
+has "$T/stats" 'cmdstat_eval:' "EVAL ran after the flush"
+
+# ---- 8 processes on each of 2 hosts, one limit: exactly the limit ----------------------
+cat >"$T/c.rules" <<'EOF'
+pack conc version 1
+default allow
+limit c 5 per 1h
+EOF
+mkdir -p "$T/hostA" "$T/hostB"
+for round in 1 2 3; do
+    i=0
+    pids=
+    while [ $i -lt 8 ]; do
+        for h in A B; do
+            ( XDG_STATE_HOME="$T/host$h" "$SG" check -p "$T/c.rules" --rate-store "$U" --state "$T/host$h/state" \
+                --agent "r$round" -- true >/dev/null 2>&1; echo $? >"$T/rc.$round.$h.$i" ) &
+            pids="$pids $!"
+        done
+        i=$((i + 1))
+    done
+    wait $pids                         # (a bare wait would wait for redis-server too)
+    n=$(cat "$T"/rc.$round.* | grep -c '^0$')
+    [ "$n" -eq 5 ] && ok || bad "round $round: $n of 16 admitted on 2 hosts, want exactly 5"
+    nf=$(cat "$T"/rc.$round.* | grep -vc '^[01]$')
+    [ "$nf" -eq 0 ] && ok || bad "round $round: $nf processes neither admitted nor refused"
+done
+[ ! -e "$T/hostA/state" ] && [ ! -e "$T/hostB/state" ] && ok || bad "the hosts' local state was not used"
+
+# ---- approvals granted on one host are honoured on the other ---------------------------
+A="XDG_CONFIG_HOME=$T/hostA/cfg"
+B="XDG_CONFIG_HOME=$T/hostB/cfg"
+run 2 "host A asks" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag --json -- git push origin main
+ID=$(sed -n 's/.*"approval_id":"\([0-9a-f]*\)".*/\1/p' "$T/out")
+[ ${#ID} -eq 32 ] && ok || bad "approval id '$ID'"
+[ "$(rcli exists "shellgate:pending:$ID")" = 1 ] && ok || bad "the ask waits in Redis"
+ttl=$(rcli pttl "shellgate:pending:$ID")
+[ "$ttl" -gt 0 ] && [ "$ttl" -le 86400000 ] && ok || bad "a pending ask expires (pttl $ttl)"
+run 1 "approve an unknown id" env "$A" "$SG" approve 0123456789abcdef0123456789abcdef --rate-store "$U"
+has "$T/err" "$U/0" "the message names the store"
+run 0 "host A's operator approves once" env "$A" "$SG" approve "$ID" --once --rate-store "$U" --state "$T/hostA/state"
+has "$T/out" "git push origin main" "approve echoes the command from Redis"
+run 0 "host B admits it" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag --json -- git push origin main
+has "$T/out" '"approved":"once"' "approved once, on the other host"
+run 2 "once is used up on every host" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag -- git push origin main
+SHELLGATE_SESSION=s1 run 2 "host A asks in session s1" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag -- git push origin main
+run 0 "host B approves for the session it was asked from" env "$B" "$SG" approve "$ID" --session --rate-store "$U"
+SHELLGATE_SESSION=s1 run 0 "session s1 on host A" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag2 -- git push origin main
+SHELLGATE_SESSION=s1 run 0 "session s1 on host B" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag2 --json -- git push origin main
+has "$T/out" '"approved":"session"' "the session approval holds on the other host"
+SHELLGATE_SESSION=s1 run 1 "approved, and gitlim (2/h) still holds across hosts" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag2 --json -- git push origin main
+has "$T/out" '"rate_limited":true' "approved commands obey the shared limits"
+SHELLGATE_SESSION=s2 run 2 "another session asks again" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag3 -- git push origin main
+
+# ---- state reset forgets the shared limits ------------------------------------------------
+run 1 "limit exhausted" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
+run 0 "state reset --rate-store" "$SG" state reset --rate-store "$U"
+has "$T/out" "state reset: $U/0" "reset names the store"
+run 0 "admitted after the reset" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
+[ "$(rcli exists shellgate:clock)" = 1 ] && ok || bad "reset keeps the largest time seen"
+
+# ---- the server stops mid-run: fail closed, never a hang ----------------------------------
+cat >"$T/k.rules" <<'EOF'
+pack many version 1
+default allow
+limit k 100000 per 1h
+EOF
+( i=0; while [ $i -lt 200 ]; do
+      "$SG" check -p "$T/k.rules" --rate-store "$U" --state "$T/hostA/state" --json -- true >"$T/mid.$i" 2>&1
+      echo $? >"$T/midrc.$i"
+      i=$((i + 1))
+  done ) &
+loop=$!
+i=0
+while [ ! -e "$T/midrc.10" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+stop_redis
+wait $loop
+seq=
+i=0
+while [ $i -lt 200 ]; do seq="$seq$(cat "$T/midrc.$i")"; i=$((i + 1)); done
+case "$seq" in
+    0000000000*1) ok ;;
+    *) bad "mid-run: admitted, then refused, and nothing else: $seq" ;;
+esac
+case "$seq" in
+    *10*) bad "mid-run: a command was admitted after the server stopped: $seq" ;;
+    *) ok ;;
+esac
+has "$T/mid.199" '"rule":"admission"' "refused by admission"
+has "$T/mid.199" "the shared rate store $U/0 cannot be used (connecting: Connection refused); it fails closed" "the reason"
+[ ! -e "$T/hostA/state" ] && ok || bad "fail closed does not touch the local state"
+run 1 "down: fail closed by default" "$SG" check -p "$T/c.rules" --rate-store "$U" --state "$T/hostA/state" -- true
+has "$T/out" "cannot be used" "closed message"
+run 0 "down: --rate-store-down local admits" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" -- true
+has "$T/err" "warning: the rate store $U/0 cannot be used" "the fallback is warned"
+has "$T/err" "admitting against the local state $T/hostA/state" "the warning names the local state"
+[ -s "$T/hostA/state" ] && ok || bad "the local state recorded the command"
+for i in 2 3 4 5; do "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" -- true >/dev/null 2>&1; done
+run 1 "the local store enforces the limit on its own" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" --json -- true
+has "$T/out" '"rule":"limit:c"' "local limit"
+
+# ---- restarted: admission resumes --------------------------------------------------------
+start_redis || exit 1
+run 0 "restarted: admitted" "$SG" check -p "$T/c.rules" --rate-store "$U" --state "$T/hostB/state" -- true
+[ ! -e "$T/hostB/state" ] && ok || bad "back on Redis, not the local state"
+
+# ---- a stopped (slow) server: bounded by the timeout -----------------------------------
+kill -STOP "$RPID"
+start=$(date +%s%N)
+run 1 "a stopped server is refused within the timeout" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-timeout 200 --agent slow -- true
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -lt 3000 ] && ok || bad "a stopped server took $ms ms (timeout 200 ms)"
+has "$T/out" "no answer running the admission script within 200 ms" "the timeout is said"
+run 0 "slow with local fallback" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-timeout 200 --rate-store-down local --state "$T/hostB/state" --agent slow -- true
+has "$T/err" "warning:" "slow fallback warned"
+kill -CONT "$RPID"
+run 0 "resumed after the stall" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent slow2 -- true
+
+# ---- usage --------------------------------------------------------------------------------
+run 64 "a malformed URL" "$SG" check -p "$P" --rate-store "redis://user:pw@host:1" -- ls
+has "$T/err" "expected redis://HOST[:PORT][/DB]" "URL message"
+run 64 "a bad failure mode" "$SG" check -p "$P" --rate-store "$U" --rate-store-down maybe -- ls
+run 64 "another scheme" "$SG" check -p "$P" --rate-store "memcache://x" -- ls
+
+stop_redis
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
