@@ -19,6 +19,7 @@
 #include "compiler/sha256.h"
 #include "common/alloc.h"
 #include "cli/mutate.h"
+#include "cli/bundle.h"
 
 #define EX_USAGE 64
 #define EX_DATAERR 65
@@ -40,14 +41,17 @@ static void usage(FILE *f)
         "                     [--rate-store-timeout MS]]\n"
         "       shellgate approve ID [--once | --session | --always] [--state FILE] [--rate-store URL]\n"
         "       shellgate state reset [--state FILE] [--rate-store URL]\n"
-
+        "       shellgate bundle build -o OUT.sgb [--scope PATTERN]... FILE... | sign --key KEY BUNDLE\n"
+        "                        | verify --pub KEY.pub [--scope NAME] BUNDLE\n"
+        "       shellgate keygen  -o NAME                  (NAME: secret key, 0600; NAME.pub: public key)\n"
         "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
         "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
         "       shellgate dump    POLICY\n"
         "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
         "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
-        "POLICY is an embedded pack name, a .rules file or a compiled .sgt table;\n"
-        "without -p the embedded default pack decides.\n");
+        "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
+        "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
+        "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
 }
 
 static void print_diag(void *ud, const char *text)
@@ -78,6 +82,7 @@ typedef struct cli {
     const char *rate_store;            /* --rate-store URL */
     int rate_down;                     /* SGR_STORE_DOWN_* */
     unsigned rate_timeout;             /* ms; 0: the default */
+    const char *require_sig, *deploy_scope;
     char **rest;
     int nrest;
 } cli;
@@ -91,7 +96,7 @@ static int need_arg(int i, int argc, const char *opt)
     return 1;
 }
 
-/* The fleet's options (docs/fleet.md): the rate store. */
+/* The fleet's options (docs/fleet.md): the rate store, the trusted key, the scope. */
 static int parse_fleet_opt(cli *o, const char *a, const char *v)
 {
     if (strcmp(a, "--rate-store") == 0) {
@@ -110,6 +115,10 @@ static int parse_fleet_opt(cli *o, const char *a, const char *v)
             return -1;
         }
         o->rate_timeout = (unsigned)ms;
+    } else if (strcmp(a, "--require-signature") == 0) {
+        o->require_sig = v;
+    } else {
+        o->deploy_scope = v;
     }
     return 0;
 }
@@ -157,7 +166,8 @@ static int parse_opts(cli *o, int argc, char **argv)
         } else if (strcmp(a, "--admit") == 0) {
             o->admit = 1;
         } else if (strcmp(a, "--rate-store") == 0 || strcmp(a, "--rate-store-down") == 0
-                   || strcmp(a, "--rate-store-timeout") == 0) {
+                   || strcmp(a, "--rate-store-timeout") == 0 || strcmp(a, "--require-signature") == 0
+                   || strcmp(a, "--scope") == 0) {
             if (!need_arg(i, argc, a) || parse_fleet_opt(o, a, argv[++i]) < 0)
                 return -1;
         } else if (strcmp(a, "--agent") == 0) {
@@ -205,7 +215,7 @@ static int parse_opts(cli *o, int argc, char **argv)
 
 static sg_policy *load_policy(const cli *o, int *status)
 {
-    sg_load_options lo = { o->incs, o->ninc, print_diag, NULL };
+    sg_load_options lo = { o->incs, o->ninc, print_diag, NULL, o->require_sig, o->deploy_scope };
     sg_policy *p = NULL;
     *status = sg_policy_load(o->policy, &lo, &p);
     return p;
@@ -247,7 +257,7 @@ static int cmd_compile(int argc, char **argv)
         usage(stderr);
         return EX_USAGE;
     }
-    sg_load_options lo = { o.incs, o.ninc, print_diag, NULL };
+    sg_load_options lo = { o.incs, o.ninc, print_diag, NULL, NULL, NULL };
     uint8_t *bytes = NULL;
     size_t len = 0;
     int r = sg_compile_files((const char *const *)o.rest, (size_t)o.nrest, &lo, &bytes, &len);
@@ -1505,6 +1515,10 @@ int main(int argc, char **argv)
         return cmd_approve(argc - 2, argv + 2);
     if (strcmp(cmd, "state") == 0)
         return cmd_state(argc - 2, argv + 2);
+    if (strcmp(cmd, "bundle") == 0)
+        return sg_cli_bundle(argc - 2, argv + 2);
+    if (strcmp(cmd, "keygen") == 0)
+        return sg_cli_keygen(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

@@ -92,3 +92,13 @@ int sgc_checked_default(const sgc_checked *k)
 {
     return k->c.files[k->prog.main_file].ast.default_decision;
 }
+
+int sgc_checked_source(const sgc_checked *k, uint32_t i, const char **name, const char **text, size_t *len)
+{
+    if (i >= k->c.nfiles)
+        return -1;
+    *name = k->c.files[i].name;
+    *text = k->c.files[i].text;
+    *len = k->c.files[i].len;
+    return 0;
+}

@@ -67,5 +67,8 @@ uint32_t sgc_checked_nsets(const sgc_checked *k);
 const struct sgc_item *const *sgc_checked_set_items(const sgc_checked *k, uint32_t s, uint32_t *n);
 /* The main pack's default decision (sgt_decision). */
 int sgc_checked_default(const sgc_checked *k);
+/* Source file i as compiled (i < the table's number of packs: file i is pack i,
+ * file 0 the main pack): its name and text.  0, or -1 when i is out of range. */
+int sgc_checked_source(const sgc_checked *k, uint32_t i, const char **name, const char **text, size_t *len);
 
 #endif

@@ -26,11 +26,20 @@ typedef struct sg_load_options {
     size_t ninclude;
     sg_diag_fn diag;                   /* compiler diagnostics, one per call */
     void *diag_ud;
+    /* Fleet (docs/fleet.md).  require_signature: the path of a public key
+     * (`shellgate keygen`); when set, only a bundle (.sgb) signed by that key loads
+     * -- an unsigned, wrongly signed or altered bundle, and any policy that is not a
+     * bundle, is refused (65).  scope: the name of this deployment ("prod/eu/web-3");
+     * a bundle built for a scope loads only where a matching name is given. */
+    const char *require_signature;
+    const char *scope;
 } sg_load_options;
 
-/* Load POLICY (NULL: the embedded default pack).  Returns 0, or a non-zero
- * status: 65 for a bad pack or table (diagnostics sent), 66 for a file that
- * cannot be read, 70 out of memory. */
+/* Load POLICY (NULL: the embedded default pack): a pack name, a .rules file, a
+ * compiled .sgt table or a bundle (.sgb, verified first: docs/fleet.md).  Returns 0,
+ * or a non-zero status: 65 for a bad pack, table or bundle, or one the signature
+ * or scope requirement refuses (diagnostics sent), 66 for a file that cannot be
+ * read, 70 out of memory. */
 SG_API int sg_policy_load(const char *policy, const sg_load_options *opt, sg_policy **out);
 SG_API void sg_policy_free(sg_policy *p);
 SG_API const char *sg_policy_name(const sg_policy *p);

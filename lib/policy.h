@@ -25,6 +25,11 @@ struct sg_checker {
  * 0, 65 bad pack, 66 unreadable, 70 OOM; *out and *len sg_malloc'd on success. */
 int sg_compile_files(const char *const *files, size_t n, const sg_load_options *opt,
                      uint8_t **out, size_t *len);
+struct sgc_checked;
+/* sg_compile_files that also hands back the compiled sources (compile.h
+ * sgc_checked_source) in *keep, freed with sgc_checked_free; keep NULL: none. */
+int sg_compile_files_keep(const char *const *files, size_t n, const sg_load_options *opt,
+                          uint8_t **out, size_t *len, struct sgc_checked **keep);
 /* Wrap verified table bytes (takes ownership of `owned` when non-NULL). */
 int sg_policy_from_table(const uint8_t *bytes, size_t len, uint8_t *owned, const char *name,
                          sg_policy **out, char *err, size_t errlen);

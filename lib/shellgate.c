@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "policy.h"
 #include "embedded.h"
+#include "bundle.h"
 #include "compiler/compile.h"
 #include "common/alloc.h"
 
@@ -32,6 +33,12 @@ int sg_embedded_source(void *ud, const char *name, const char **text, size_t *le
 int sg_compile_files(const char *const *files, size_t n, const sg_load_options *opt,
                      uint8_t **out, size_t *len)
 {
+    return sg_compile_files_keep(files, n, opt, out, len, NULL);
+}
+
+int sg_compile_files_keep(const char *const *files, size_t n, const sg_load_options *opt,
+                          uint8_t **out, size_t *len, sgc_checked **keep)
+{
     sgc_input in[64];
     if (n > 64)
         n = 64;
@@ -55,7 +62,7 @@ int sg_compile_files(const char *const *files, size_t n, const sg_load_options *
     co.embedded = sg_embedded_source;
     co.diag = opt ? opt->diag : NULL;
     co.diag_ud = opt ? opt->diag_ud : NULL;
-    int r = sgc_compile(&co, in, n, out, len);
+    int r = keep ? sgc_compile_checked(&co, in, n, out, len, keep) : sgc_compile(&co, in, n, out, len);
     return r < 0 ? 70 : r > 0 ? 65 : 0;
 }
 
@@ -114,6 +121,46 @@ static void diag_msg(const sg_load_options *opt, const char *fmt, const char *a,
     }
 }
 
+/* A bundle (bundle.h): verified against the trusted key and the scope the options
+ * give, then its table loaded like any other. */
+static int load_bundle(const char *path, const sg_load_options *opt, sg_policy **out)
+{
+    char err[800];
+    uint8_t pk[32];
+    sg_bundle_trust tr = { NULL, opt && opt->scope ? opt->scope : "" };
+    if (opt && opt->require_signature) {
+        if (sg_key_read_public(opt->require_signature, pk, err, sizeof err) < 0) {
+            diag_msg(opt, "shellgate: error: --require-signature: %s%s", err, "");
+            return 66;
+        }
+        tr.public_key = pk;
+    }
+    uint8_t *bytes;
+    size_t len;
+    if (sg_read_file(path, (size_t)1 << 30, &bytes, &len) < 0) {
+        diag_msg(opt, "%s: error: cannot read: %s", path, strerror(errno));
+        return errno == ENOMEM ? 70 : 66;
+    }
+    sg_bundle_info *info = sg_malloc(sizeof *info);
+    if (!info) {
+        sg_free(bytes);
+        return 70;
+    }
+    int r = sg_bundle_open(bytes, len, &tr, info, err, sizeof err);
+    const uint8_t *table = info->table;
+    size_t tlen = info->table_size;
+    sg_free(info);
+    if (r < 0) {
+        diag_msg(opt, "%s: error: %s", path, err);
+        sg_free(bytes);
+        return 65;
+    }
+    r = sg_policy_from_table(table, tlen, bytes, path, out, err, sizeof err);
+    if (r)
+        diag_msg(opt, "%s: error: %s", path, err);
+    return r;
+}
+
 SG_API int sg_policy_load(const char *policy, const sg_load_options *opt, sg_policy **out)
 {
     char err[512];
@@ -122,6 +169,14 @@ SG_API int sg_policy_load(const char *policy, const sg_load_options *opt, sg_pol
     *out = NULL;
     if (!policy)
         policy = "default";
+    if (ends_with(policy, ".sgb"))
+        return load_bundle(policy, opt, out);
+    if (opt && opt->require_signature) {
+        /* a signature requirement is only as good as the refusal of everything else */
+        diag_msg(opt, "%s: error: only a bundle signed by the key in %s is accepted (--require-signature), and this "
+                 "policy is not a bundle (.sgb)", policy, opt->require_signature);
+        return 65;
+    }
     if (!strchr(policy, '/') && !ends_with(policy, ".rules") && !ends_with(policy, ".sgt")) {
         const sg_embedded *t = sg_embedded_find(sg_embedded_tables, sg_embedded_ntables, policy);
         if (t) {
