@@ -36,6 +36,9 @@ endfunction()
 # the Lua hook boundary: the stdlib hooks on hostile segment data
 list(APPEND SG_FUZZ_HARNESSES hooks)
 
+# the bundle loader (lib/bundle.c): hostile images, and edits of signed bundles
+list(APPEND SG_FUZZ_HARNESSES bundle)
+
 # the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
 # built into sgshellgate) over the checked AST
 list(APPEND SG_FUZZ_HARNESSES diff)
