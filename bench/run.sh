@@ -24,3 +24,4 @@ start=$(date +%s.%N)
 "$B/cli/shellgate" check --batch <"$T" >/dev/null
 end=$(date +%s.%N)
 echo "check --batch: $N JSON lines in $(echo "$end - $start" | bc) s = $(echo "$N / ($end - $start)" | bc) decisions/s"
+sh "$(dirname "$0")/redis.sh" "$B"
