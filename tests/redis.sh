@@ -49,7 +49,7 @@ free_port() {
 start_redis() { # on $PORT, no persistence, data in $T/redis
     mkdir -p "$T/redis"
     redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$T/redis" \
-        --logfile "$T/redis/log" --daemonize no &
+        --logfile "$T/redis/log" --daemonize no 3>&- &
     RPID=$!
     i=0
     while [ $i -lt 100 ]; do
@@ -234,6 +234,27 @@ has "$T/out" '"rule":"limit:c"' "local limit"
 start_redis || exit 1
 run 0 "restarted: admitted" "$SG" check -p "$T/c.rules" --rate-store "$U" --state "$T/hostB/state" -- true
 [ ! -e "$T/hostB/state" ] && ok || bad "back on Redis, not the local state"
+
+# ---- one long-running process: the server goes away and comes back ---------------------
+# (a write to the dead connection raises SIGPIPE, which must not kill the process)
+mkfifo "$T/fifo"
+"$SG" check -p "$T/c.rules" --batch --rate-store "$U" --agent longrun <"$T/fifo" >"$T/bout" 2>"$T/berr" &
+BP=$!
+exec 3>"$T/fifo"
+line='{"cmd": "true"}'
+echo "$line" >&3; sleep 0.3
+stop_redis
+echo "$line" >&3; sleep 0.3
+echo "$line" >&3; sleep 0.3
+start_redis || exit 1
+sleep 1.2                              # the store counts as down for a second after a failure
+echo "$line" >&3
+exec 3>&-
+wait $BP
+[ $? -eq 0 ] && ok || bad "the batch process survived the server going away"
+[ "$(sed -n 1p "$T/bout" | grep -c '"decision":"allow"')" -eq 1 ] && ok || bad "batch: admitted while up"
+[ "$(sed -n 2,3p "$T/bout" | grep -c '"rule":"admission"')" -eq 2 ] && ok || bad "batch: refused while down"
+[ "$(sed -n 4p "$T/bout" | grep -c '"decision":"allow"')" -eq 1 ] && ok || { bad "batch: admitted once it is back"; cat "$T/bout" >&2; }
 
 # ---- a stopped (slow) server: bounded by the timeout -----------------------------------
 kill -STOP "$RPID"
