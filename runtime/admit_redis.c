@@ -166,7 +166,7 @@ typedef struct radmit {
     void *warn_ud;
     redisContext *c;
     int64_t retry_at;                   /* CLOCK_MONOTONIC ns: down until then */
-    char last_why[300];
+    char last_why[400];
     int on_local;                       /* the last operation went to the local store */
     sgr_admit *local;                   /* the fallback, opened on first need */
     script admit, approve;
