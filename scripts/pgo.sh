@@ -3,10 +3,11 @@
 # usage: pgo.sh GEN_TREE PROFILE_DIR
 #
 # Builds the CLI in GEN_TREE with SG_PGO=GENERATE, then trains it on the packs'
-# case files (tests/packs/*.cases: benign agent commands and bypass attempts,
-# about 1,900 lines), through `shellgate test` and through `check --batch`.  The
-# benchmark's commands (bench/bench.c) are not in the training set, so `make
-# bench` measures the build on commands it was not tuned for.
+# case files (tests/packs/PACK.cases: benign agent commands and bypass attempts,
+# about 1,900 lines; not the measuring corpora beside them), through `shellgate
+# test` and through `check --batch`.  The benchmark's commands (bench/bench.c) are
+# not in the training set, so `make bench` measures the build on commands it was
+# not tuned for.
 #
 # A profile only steers the optimiser: the code and its results are the same
 # with or without one, and the whole test suite runs on the profiled build.
@@ -35,7 +36,8 @@ SG="$G/cli/shellgate"
 B=$(mktemp)
 trap 'rm -f "$B"' EXIT
 # the case files' commands as batch lines (JSON-escaped), each with this tree as cwd
-python3 - "$PWD" tests/packs/*.cases >"$B" <<'EOF' || no_profile "writing the batch input failed"
+python3 - "$PWD" tests/packs/default.cases tests/packs/gaia.cases tests/packs/ironclaw.cases \
+    tests/packs/readonly.cases >"$B" <<'EOF' || no_profile "writing the batch input failed"
 import json, sys
 cwd = sys.argv[1]
 for name in sys.argv[2:]:
