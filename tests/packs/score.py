@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""score.py - how a pack decides a measuring corpus (tests/packs/*-day.cases and the like).
+"""score.py - how a pack decides a measuring corpus (tests/packs/default-day.cases,
+tests/packs/readonly-programs.cases; docs/packs.md "Measured on the corpora").
 
     python3 tests/packs/score.py [--pack PACK] [--shellgate PATH] [--json] FILE.cases...
 
@@ -19,14 +20,16 @@ A corpus is a case file (`command ; decision [; rule]`, split from the right on 
                             (network, outside, writes: left out of the "base" total)
     #escapes                from here to the end of the section, "\\n" in a command is
                             a newline (here-documents)
+    #malformed              from here to the end of the section, the commands are not
+                            valid shell on purpose (--bash-n does not check them)
 A '#' directly followed by a letter is a directive and must be one of these.
 
 Nothing is asserted by default (exit 0).  --min-agree, --max-benign-ask,
 --max-benign-deny, --min-benign-allow and --no-dangerous-allowed make a missed target
 exit 1 (on the total, or on the base with --base; --section REGEX scores only the
-sections whose title matches).  A malformed corpus, a shellgate
-that fails or answers out of step, or a usage error exits 2.  --lint only reads and
-checks the files.
+sections whose title matches).  A malformed corpus, a shellgate that fails or answers
+out of step, or a usage error exits 2.  --lint only reads and checks the files (with
+--bash-n, also that bash parses every command).
 """
 import argparse
 import json
@@ -46,12 +49,12 @@ class CorpusError(Exception):
 
 
 class Case:
-    __slots__ = ("file", "line", "section", "cmd", "label", "rule", "expect", "tags")
+    __slots__ = ("file", "line", "section", "cmd", "label", "rule", "expect", "tags", "malformed")
 
-    def __init__(self, file, line, section, cmd, label, rule, expect, tags):
+    def __init__(self, file, line, section, cmd, label, rule, expect, tags, malformed):
         self.file, self.line, self.section = file, line, section
         self.cmd, self.label, self.rule = cmd, label, rule
-        self.expect, self.tags = expect, tags
+        self.expect, self.tags, self.malformed = expect, tags, malformed
 
     def label_for(self, labels):
         """(decision, rule) this case expects under the pack whose labels are `labels`."""
@@ -84,7 +87,7 @@ def read_corpus(path):
     """The sections of one corpus file, its #policy (or None) and a list of errors."""
     sections, errors, policy = [], [], None
     sec = None
-    expect, tags, escapes = {}, (), False
+    expect, tags, escapes, malformed = {}, (), False, False
     seen = {}
     try:
         with open(path, encoding="utf-8") as f:
@@ -100,7 +103,7 @@ def read_corpus(path):
             title = t.strip("# -").strip() or "(untitled)"
             sec = Section(path, n, title)
             sections.append(sec)
-            expect, tags, escapes = {}, (), False
+            expect, tags, escapes, malformed = {}, (), False, False
             continue
         if t.startswith("#"):
             m = re.match(r"#([A-Za-z][\w-]*)\s*(.*)$", t)
@@ -129,9 +132,13 @@ def read_corpus(path):
                 if rest:
                     errors.append(f"{where}: #escapes takes no argument")
                 escapes = True
+            elif word == "malformed":
+                if rest:
+                    errors.append(f"{where}: #malformed takes no argument")
+                malformed = True
             else:
                 errors.append(f"{where}: unknown directive '#{word}' "
-                              "(policy, expect, tag, escapes; a comment is '# ...')")
+                              "(policy, expect, tag, escapes, malformed; a comment is '# ...')")
             continue
         try:
             cmd, label, rule = split_case(t)
@@ -153,7 +160,7 @@ def read_corpus(path):
         if sec is None:
             sec = Section(path, n, "(before the first section)")
             sections.append(sec)
-        sec.cases.append(Case(path, n, sec, cmd, label, rule, expect, tags))
+        sec.cases.append(Case(path, n, sec, cmd, label, rule, expect, tags, malformed))
     return sections, policy, errors
 
 
@@ -230,6 +237,25 @@ class Tally:
                 f"  {self.dangerous:5d} {self.dangerous_allowed:5d} {self.deny_asked:5d}  {name}")
 
 
+def bash_n_errors(cases):
+    """Each case bash 5 cannot parse, as 'file:line: message'.  `bash -n` reads the
+    command and executes nothing; the environment is empty (no BASH_ENV, no PATH) and
+    no startup file is read."""
+    bash = next((b for b in ("/bin/bash", "/usr/bin/bash") if os.access(b, os.X_OK)), None)
+    if not bash:
+        return ["score.py: --bash-n: no /bin/bash"]
+    errors = []
+    for c in cases:
+        if c.malformed:
+            continue
+        p = subprocess.run([bash, "--norc", "--noprofile", "-n", "-c", c.cmd], env={},
+                           capture_output=True, check=False, cwd="/")
+        if p.returncode != 0 or p.stderr.strip():
+            errors.append(f"{c.file}:{c.line}: bash -n: "
+                          + p.stderr.decode(errors="replace").strip().replace("\n", " "))
+    return errors
+
+
 def default_shellgate():
     here = os.path.dirname(os.path.abspath(__file__))
     built = os.path.join(here, "..", "..", "build", "cli", "shellgate")
@@ -248,6 +274,8 @@ def main(argv):
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     ap.add_argument("--quiet", action="store_true", help="do not list the lines decided otherwise")
     ap.add_argument("--lint", action="store_true", help="only read and check the files")
+    ap.add_argument("--bash-n", action="store_true", help="with --lint: every command must "
+                    "parse under `bash -n` (read, never executed; empty environment)")
     ap.add_argument("--exclude-tag", action="append", metavar="TAG",
                     help="left out of the base total (default: network, outside, writes)")
     ap.add_argument("--base", action="store_true", help="hold the targets on the base, not the total")
@@ -287,6 +315,13 @@ def main(argv):
         print(f"score.py: {len(errors)} error(s)", file=sys.stderr)
         return 2
     if o.lint:
+        if o.bash_n:
+            bad = bash_n_errors(cases)
+            for e in bad:
+                print(e, file=sys.stderr)
+            if bad:
+                print(f"score.py: {len(bad)} command(s) bash does not parse", file=sys.stderr)
+                return 2
         if not o.json:
             print(f"{len(cases)} cases in {len(sections)} sections: well formed")
         else:
