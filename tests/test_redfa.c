@@ -624,8 +624,10 @@ static void test_speed(void)
     int rc = sgc_dfa_build(ps, NW, 1u << 20, &d, &err);
     double t1 = now();
     CHECK(rc == 0);
-    CHECK(t1 - t0 < 1.0);           /* generous: sanitizers; about 30 ms at -O2 */
+    /* size, not time, is asserted (tests never depend on the machine's speed): a
+     * trie of 10,000 8-byte words has at most 80,001 states */
     if (rc == 0) {
+        CHECK(d.nstates <= NW * 8 + 1);
         printf("10000 exact words: %.1f ms, %u states, %u classes\n", (t1 - t0) * 1e3,
                d.nstates, d.nclasses);
         int ok = 1;
@@ -646,7 +648,6 @@ static void test_speed(void)
     rc = sgc_dfa_build(ps, NS, 1u << 20, &d, &err);
     t1 = now();
     CHECK(rc == 0);
-    CHECK(t1 - t0 < 1.0);           /* about 8 ms at -O2 */
     if (rc == 0) {
         printf("500 substrings, one id: %.1f ms, %u states, %u classes\n", (t1 - t0) * 1e3,
                d.nstates, d.nclasses);
@@ -684,7 +685,10 @@ static void test_speed(void)
     as[99999] = 'b';
     CHECK(run(&d, as) == 1);
     t1 = now();
-    CHECK(t1 - t0 < 0.05);
+    /* linear by construction: a DFA reads one transition a byte, and this one is
+     * tiny (the time is printed, never asserted) */
+    CHECK(d.nstates <= 4);
+    printf("(a*)*b over 100,000 bytes: %.2f ms, %u states\n", (t1 - t0) * 1e3, d.nstates);
     sgc_dfa_free(&d);
 }
 
