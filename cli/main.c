@@ -623,7 +623,8 @@ static int exit_for(uint32_t d)
     return d == SGT_ALLOW ? 0 : d == SGT_ASK ? 2 : 1;
 }
 
-/* check --batch: JSON lines in, JSON lines out, same order. */
+/* check --batch: JSON lines in, JSON lines out, same order; read and written in
+ * blocks by lib/batch.c, each answer out before the loop waits for more input. */
 static int run_batch(sg_policy *p, const cli *o, adm *a)
 {
     sgr_ctx *ctx = sgr_ctx_new(p->t);
@@ -631,40 +632,50 @@ static int run_batch(sg_policy *p, const cli *o, adm *a)
         return EX_SOFTWARE;
     char cwdbuf[8300];
     const char *defcwd = abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        if (n == 0)
-            continue;
+    sg_batch_io io;
+    sg_batch_io_init(&io, 0, 1);
+    char *line;
+    size_t n;
+    int k;
+    while ((k = sg_batch_next_line(&io, &line, &n)) > 0) {
         sg_batch_req req;
-        const char *err = sg_batch_parse(line, (size_t)n, &req);
+        const char *err = sg_batch_parse(line, n, &req);
         if (!err && !defcwd && !req.cwd) {
             sg_batch_req_free(&req);
             err = "no working directory";
         }
+        int w;
         if (err) {
-            print_json(sg_batch_error_json(err));
-            continue;
+            w = sg_batch_write_error(&io.out, err);
+        } else {
+            sgr_opts so = { req.cwd ? req.cwd : defcwd, req.nroots ? req.roots : (const char *const *)o->roots,
+                            req.nroots ? req.nroots : o->nroots, NULL };
+            /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
+             * execve and the shell would cut it (sg_batch_parse refuses it first) */
+            const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
+            if (!a->be && !a->log && r->decision != SGT_ASK) {
+                /* a pure check that needs no approval id: the verdict is the policy's */
+                sg_batch_out out = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0,
+                                     NULL, NULL, NULL };
+                w = sg_batch_write(&io.out, p->t, r, &out);
+            } else {
+                verdict v;
+                admit_command(a, ctx, p->t, r, req.cmd, so.cwd, &v);
+                sg_batch_out out = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
+                                     v.approval_id, v.approved, v.error };
+                w = sg_batch_write(&io.out, p->t, r, &out);
+                log_verdict(a, p->t, r, req.cmd, req.cmd_len, so.cwd, &v, sgr_admit_now());
+            }
+            sg_batch_req_free(&req);
         }
-        sgr_opts so = { req.cwd ? req.cwd : defcwd, req.nroots ? req.roots : (const char *const *)o->roots,
-                        req.nroots ? req.nroots : o->nroots, NULL };
-        /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
-         * execve and the shell would cut it */
-        const sgr_result *r = sgr_eval(ctx, req.cmd, strlen(req.cmd), &so);
-        verdict v;
-        admit_command(a, ctx, p->t, r, req.cmd, so.cwd, &v);
-        print_json(result_json(p->t, r, &v));
-        fflush(stdout);
-        log_verdict(a, p->t, r, req.cmd, strlen(req.cmd), so.cwd, &v, sgr_admit_now());
-        sg_batch_req_free(&req);
+        if (w < 0 && (sg_batch_flush(&io) < 0 || write(1, SG_BATCH_OOM_LINE, sizeof SG_BATCH_OOM_LINE - 1) < 0))
+            break;
     }
-    free(line);
+    if (k < 0)
+        fprintf(stderr, "%s: %s\n", prog_name, io.err ? "cannot read standard input" : "out of memory reading the batch");
+    int bad = sg_batch_io_close(&io) < 0 || k < 0;
     sgr_ctx_free(ctx);
-    fflush(stdout);
-    return 0;
+    return bad ? EX_SOFTWARE : 0;
 }
 
 static int cmd_check(int argc, char **argv, int explain);

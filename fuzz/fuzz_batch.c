@@ -1,12 +1,17 @@
 /* fuzz_batch.c - `shellgate check --batch` input: JSON lines in, JSON lines out.
  *
- * Each line goes through lib/batch.c, as in cli/main.c run_batch: sg_batch_parse,
- * sgr_eval against the embedded default pack, sg_batch_result_json (admission is
- * left out: no state, no log), printed and freed.  Stdout is replaced by a check
- * that the output is one line of JSON that parses back, and the process cwd by
- * --cwd /home/agent/project, as a batch run would give it. */
+ * Input is split into lines by the batch's own block reader (sg_batch_next_line,
+ * over a memfd), and each line goes through lib/batch.c as in cli/main.c
+ * run_batch: sg_batch_parse (the fast reader, cJSON for the rest), sgr_eval
+ * against the embedded default pack, sg_batch_write (admission is left out: no
+ * state, no log).  Each step is held to its reference: the request must be the one
+ * cJSON alone reads (sg_batch_parse_cjson), and the answer must be byte for byte
+ * cJSON's print of sg_batch_result_json, one line that parses back.  The process
+ * cwd is replaced by --cwd /home/agent/project, as a batch run would give it. */
 #include <cjson/cJSON.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "fuzz.h"
 #include "lib/policy.h"
 #include "lib/batch.h"
@@ -35,44 +40,73 @@ static void setup(void)
     atexit(teardown);
 }
 
-/* print_json of cli/main.c, writing nowhere; the output must be one line of JSON */
-static void print_json(cJSON *o)
+/* the answer written for a line: one line of JSON that parses back, and what
+ * cJSON prints for the same object */
+static void check_answer(const sg_batch_buf *b, cJSON *want_obj)
 {
-    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-    if (s) {
-        FUZZ_CHECK(strchr(s, '\n') == NULL);
-        cJSON *back = cJSON_Parse(s);            /* what we print parses back */
+    char *want = want_obj ? cJSON_PrintUnformatted(want_obj) : NULL;
+    if (want) {
+        size_t wl = strlen(want);
+        FUZZ_CHECK(b->len == wl + 1 && memcmp(b->s, want, wl) == 0 && b->s[wl] == '\n');
+        FUZZ_CHECK(memchr(b->s, '\n', wl) == NULL);
+        cJSON *back = cJSON_ParseWithLength(b->s, b->len);      /* what we print parses back */
         FUZZ_CHECK(back != NULL);
         cJSON_Delete(back);
-        cJSON_free(s);
+        cJSON_free(want);
     }
-    cJSON_Delete(o);
+    cJSON_Delete(want_obj);
 }
 
-/* one input line, as run_batch handles it after stripping the line ending */
+static int same_req(const sg_batch_req *a, const sg_batch_req *b)
+{
+    if (a->cmd_len != b->cmd_len || memcmp(a->cmd, b->cmd, a->cmd_len) != 0 || (!a->cwd) != (!b->cwd)
+        || (a->cwd && strcmp(a->cwd, b->cwd) != 0) || a->nroots != b->nroots)
+        return 0;
+    for (size_t i = 0; i < a->nroots; i++)
+        if (strcmp(a->roots[i], b->roots[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* one input line, as run_batch handles it */
 static void batch_line(char *line, size_t n)
 {
     static const char *const default_roots[1];
-    sg_batch_req req;
+    char *orig = malloc(n + 1);
+    if (!orig)
+        return;
+    memcpy(orig, line, n);
+    orig[n] = '\0';
+    sg_batch_req req, ref;
     const char *err = sg_batch_parse(line, n, &req);
+    const char *ref_err = sg_batch_parse_cjson(orig, n, &ref);
+    FUZZ_CHECK((err == NULL) == (ref_err == NULL));
+    FUZZ_CHECK(!err || strcmp(err, ref_err) == 0);
+    sg_batch_buf b = { NULL, 0, 0 };
     if (err) {
         FUZZ_CHECK(req.json == NULL);
-        print_json(sg_batch_error_json(err));
-        return;
+        if (sg_batch_write_error(&b, err) == 0)
+            check_answer(&b, sg_batch_error_json(err));
+    } else {
+        FUZZ_CHECK(same_req(&req, &ref));
+        FUZZ_CHECK(req.cmd != NULL && req.nroots <= SG_BATCH_MAX_ROOTS && strlen(req.cmd) == req.cmd_len);
+        sgr_opts so = { req.cwd ? req.cwd : SG_TEST_CWD, req.nroots ? req.roots : default_roots, req.nroots,
+                        SG_TEST_HOME };
+        const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
+        FUZZ_CHECK(r->decision < SGT_NDECISIONS && r->message && r->rule_id && r->hint);
+        for (uint32_t i = 0; r->seg_rule && i < r->cl.nseg; i++) {
+            int32_t ru = r->seg_rule[i];
+            FUZZ_CHECK(ru == SGR_RULE_DEFAULT || ru == SGR_RULE_DYNAMIC || ru == SGR_RULE_NOTHING
+                       || (ru >= 0 && (uint32_t)ru < pol->t->nrules));
+        }
+        sg_batch_out out = { r->decision, r->rule_id, r->message, r->hint, 0, 0.0, NULL, NULL, NULL };
+        if (sg_batch_write(&b, pol->t, r, &out) == 0)
+            check_answer(&b, sg_batch_result_json(pol->t, r, &out));
     }
-    FUZZ_CHECK(req.cmd != NULL && req.nroots <= SG_BATCH_MAX_ROOTS);
-    sgr_opts so = { req.cwd ? req.cwd : SG_TEST_CWD, req.nroots ? req.roots : default_roots, req.nroots,
-                    SG_TEST_HOME };
-    const sgr_result *r = sgr_eval(ctx, req.cmd, strlen(req.cmd), &so);
-    FUZZ_CHECK(r->decision < SGT_NDECISIONS && r->message && r->rule_id && r->hint);
-    for (uint32_t i = 0; r->seg_rule && i < r->cl.nseg; i++) {
-        int32_t ru = r->seg_rule[i];
-        FUZZ_CHECK(ru == SGR_RULE_DEFAULT || ru == SGR_RULE_DYNAMIC || ru == SGR_RULE_NOTHING
-                   || (ru >= 0 && (uint32_t)ru < pol->t->nrules));
-    }
-    sg_batch_out out = { r->decision, r->rule_id, r->message, r->hint, 0, 0.0, NULL, NULL, NULL };
-    print_json(sg_batch_result_json(pol->t, r, &out));
+    free(b.s);
+    sg_batch_req_free(&ref);
     sg_batch_req_free(&req);
+    free(orig);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -80,23 +114,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     setup();
     if (size > (1u << 17))
         return 0;
-    /* split like getline; each line in its own exact-size buffer */
-    size_t start = 0;
-    while (start < size) {
-        const uint8_t *nl = memchr(data + start, '\n', size - start);
-        size_t end = nl ? (size_t)(nl - data) + 1 : size;
-        size_t n = end - start;
-        char *line = malloc(n + 1);
-        if (!line)
-            return 0;
-        memcpy(line, data + start, n);
-        line[n] = '\0';                          /* getline terminates its buffer */
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        if (n > 0)
-            batch_line(line, n);
-        free(line);
-        start = end;
+    int fd = memfd_create("fuzz_batch", 0);
+    if (fd < 0)
+        return 0;
+    if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return 0;
     }
+    sg_batch_io io;
+    sg_batch_io_init(&io, fd, -1);
+    char *line;
+    size_t n;
+    while (sg_batch_next_line(&io, &line, &n) > 0)
+        batch_line(line, n);
+    sg_batch_io_close(&io);
+    close(fd);
     return 0;
 }
