@@ -219,8 +219,11 @@ const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req)
 
 void sg_batch_req_free(sg_batch_req *req)
 {
-    cJSON_Delete(req->json);
-    memset(req, 0, sizeof *req);
+    if (req->json)
+        cJSON_Delete(req->json);
+    req->json = NULL;
+    req->cmd = req->cwd = NULL;
+    req->cmd_len = req->nroots = 0;
 }
 
 cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_batch_out *v)
@@ -343,6 +346,16 @@ static int put_str(sg_batch_buf *b, const char *s)
                 o += 8;
                 i += 8;
                 continue;
+            }
+        } else if (n >= 8) {
+            /* the tail, as the word that ends the string: when none of its bytes
+             * needs an escape, those before i went out as themselves and are the
+             * last bytes written, so writing them again changes nothing */
+            memcpy(&w, s + n - 8, 8);
+            if (!word_needs_escape(w)) {
+                memcpy(o - (8 - (n - i)), &w, 8);
+                o += n - i;
+                break;
             }
         }
         unsigned char c = (unsigned char)s[i++];
