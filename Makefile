@@ -2,7 +2,8 @@
 #   make demo   deps, build, run shellgate on sample commands (default pack)
 #   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite,
 #               and a Release (-O3) build, whose optimiser warns where -O2's does not
-#   make bench  benchmarks, figures printed
+#   make bench  benchmarks: figures printed and written to bench/results.json
+#               (bench/plot.sh draws them as SVG, docs/performance.md)
 #   (build is profile-guided: see scripts/pgo.sh; PGO=0 builds without a profile)
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
 MAKEFLAGS += --no-print-directory
