@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,59 +624,82 @@ static int exit_for(uint32_t d)
     return d == SGT_ALLOW ? 0 : d == SGT_ASK ? 2 : 1;
 }
 
-/* check --batch: JSON lines in, JSON lines out, same order; read and written in
- * blocks by lib/batch.c, each answer out before the loop waits for more input. */
+/* check --batch: JSON lines in, JSON lines out, same order; read, answered and
+ * written by lib/batch.c, each answer out before the loop waits for more input. */
+typedef struct batch_ud {
+    const sg_policy *p;
+    const cli *o;
+    adm *a;
+    const char *defcwd;
+} batch_ud;
+
+/* One line's answer (sg_batch_fn).  A pure check (no admission, no log) changes
+ * nothing but ctx and out, so sg_batch_run may call it on several threads. */
+static int batch_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out)
+{
+    batch_ud *b = ud;
+    sg_batch_req req;
+    const char *err = sg_batch_parse(line, n, &req);
+    if (!err && !b->defcwd && !req.cwd) {
+        sg_batch_req_free(&req);
+        err = "no working directory";
+    }
+    if (err)
+        return sg_batch_write_error(out, err);
+    sgr_opts so = { req.cwd ? req.cwd : b->defcwd, req.nroots ? req.roots : (const char *const *)b->o->roots,
+                    req.nroots ? req.nroots : b->o->nroots, NULL };
+    /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
+     * execve and the shell would cut it (sg_batch_parse refuses it first) */
+    const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
+    int w;
+    if (!b->a->be && !b->a->log && r->decision != SGT_ASK) {
+        /* a pure check that needs no approval id: the verdict is the policy's */
+        sg_batch_out v = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
+        w = sg_batch_write(out, b->p->t, r, &v);
+    } else {
+        verdict v;
+        admit_command(b->a, ctx, b->p->t, r, req.cmd, so.cwd, &v);
+        sg_batch_out bo = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
+                            v.approval_id, v.approved, v.error };
+        w = sg_batch_write(out, b->p->t, r, &bo);
+        log_verdict(b->a, b->p->t, r, req.cmd, req.cmd_len, so.cwd, &v, sgr_admit_now());
+    }
+    sg_batch_req_free(&req);
+    return w;
+}
+
+/* Threads for a pure batch: SHELLGATE_BATCH_THREADS, or the CPUs this process may
+ * run on; admission and the log keep one, in input order. */
+static int batch_threads(const adm *a)
+{
+    if (a->be || a->log)
+        return 1;
+    const char *e = getenv("SHELLGATE_BATCH_THREADS");
+    if (e && *e) {
+        int k = atoi(e);
+        return k < 1 ? 1 : k > 17 ? 17 : k;
+    }
+    cpu_set_t cs;
+    int k = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
+    return k < 1 ? 1 : k > 8 ? 8 : k;
+}
+
 static int run_batch(sg_policy *p, const cli *o, adm *a)
 {
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!ctx)
         return EX_SOFTWARE;
     char cwdbuf[8300];
-    const char *defcwd = abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf);
+    batch_ud b = { p, o, a, abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf) };
     sg_batch_io io;
     sg_batch_io_init(&io, 0, 1);
-    char *line;
-    size_t n;
-    int k;
-    while ((k = sg_batch_next_line(&io, &line, &n)) > 0) {
-        sg_batch_req req;
-        const char *err = sg_batch_parse(line, n, &req);
-        if (!err && !defcwd && !req.cwd) {
-            sg_batch_req_free(&req);
-            err = "no working directory";
-        }
-        int w;
-        if (err) {
-            w = sg_batch_write_error(&io.out, err);
-        } else {
-            sgr_opts so = { req.cwd ? req.cwd : defcwd, req.nroots ? req.roots : (const char *const *)o->roots,
-                            req.nroots ? req.nroots : o->nroots, NULL };
-            /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
-             * execve and the shell would cut it (sg_batch_parse refuses it first) */
-            const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
-            if (!a->be && !a->log && r->decision != SGT_ASK) {
-                /* a pure check that needs no approval id: the verdict is the policy's */
-                sg_batch_out out = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0,
-                                     NULL, NULL, NULL };
-                w = sg_batch_write(&io.out, p->t, r, &out);
-            } else {
-                verdict v;
-                admit_command(a, ctx, p->t, r, req.cmd, so.cwd, &v);
-                sg_batch_out out = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
-                                     v.approval_id, v.approved, v.error };
-                w = sg_batch_write(&io.out, p->t, r, &out);
-                log_verdict(a, p->t, r, req.cmd, req.cmd_len, so.cwd, &v, sgr_admit_now());
-            }
-            sg_batch_req_free(&req);
-        }
-        if (w < 0 && (sg_batch_flush(&io) < 0 || write(1, SG_BATCH_OOM_LINE, sizeof SG_BATCH_OOM_LINE - 1) < 0))
-            break;
-    }
-    if (k < 0)
-        fprintf(stderr, "%s: %s\n", prog_name, io.err ? "cannot read standard input" : "out of memory reading the batch");
-    int bad = sg_batch_io_close(&io) < 0 || k < 0;
+    int r = sg_batch_run(&io, p->t, ctx, batch_threads(a), batch_answer, &b);
+    if (r < 0)
+        fprintf(stderr, "%s: %s\n", prog_name, io.err ? "cannot read standard input or write the answers"
+                                                        : "out of memory in the batch");
+    sg_batch_io_close(&io);
     sgr_ctx_free(ctx);
-    return bad ? EX_SOFTWARE : 0;
+    return r < 0 ? EX_SOFTWARE : 0;
 }
 
 static int cmd_check(int argc, char **argv, int explain);

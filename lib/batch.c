@@ -1,5 +1,6 @@
 /* batch.c - the JSON face of check --batch and check --json (batch.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include "batch.h"
@@ -482,43 +483,50 @@ int sg_batch_flush(sg_batch_io *io)
     return io->err ? -1 : 0;
 }
 
-int sg_batch_next_line(sg_batch_io *io, char **line, size_t *n)
+/* The next non-empty line already in the buffer (or the last one, unended, at the
+ * end of input): 1 with *line and *n, 0 when a read is needed first. */
+static int take_line(sg_batch_io *io, char **line, size_t *n)
 {
-    if (io->out.len >= SG_BATCH_OUT_HIGH)
-        sg_batch_flush(io);
-    for (;;) {
-        char *nl = io->have > io->pos ? memchr(io->in + io->pos, '\n', io->have - io->pos) : NULL;
-        if (nl || (io->eof && io->have > io->pos)) {
-            char *s = io->in + io->pos;
-            size_t len = nl ? (size_t)(nl - s) : io->have - io->pos;
-            io->pos += len + (nl != NULL);
-            while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n'))
-                len--;
-            if (len == 0)
-                continue;
+    while (io->have > io->pos) {
+        char *s = io->in + io->pos;
+        char *nl = memchr(s, '\n', io->have - io->pos);
+        if (!nl && !io->eof)
+            return 0;
+        size_t len = nl ? (size_t)(nl - s) : io->have - io->pos;
+        io->pos += len + (nl != NULL);
+        while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n'))
+            len--;
+        if (len) {
             *line = s;
             *n = len;
             return 1;
         }
-        if (io->eof)
-            return 0;
-        /* no whole line left: answer what came so far before waiting for more */
-        sg_batch_flush(io);
-        if (io->pos > 0) {
-            memmove(io->in, io->in + io->pos, io->have - io->pos);
-            io->have -= io->pos;
-            io->pos = 0;
-        }
-        if (io->cap - io->have < SG_BATCH_BLOCK) {
-            size_t nc = io->cap ? io->cap * 2 : 4 * SG_BATCH_BLOCK;
-            while (nc - io->have < SG_BATCH_BLOCK)
-                nc *= 2;
-            char *ni = sg_realloc(io->in, nc);
-            if (!ni)
-                return -1;
-            io->in = ni;
-            io->cap = nc;
-        }
+    }
+    return 0;
+}
+
+/* No whole line left: answer what came so far, then wait for more input (lines
+ * handed out before are invalid from here on).  0, or -1 when memory runs out or
+ * the read fails. */
+static int fill(sg_batch_io *io)
+{
+    sg_batch_flush(io);
+    if (io->pos > 0) {
+        memmove(io->in, io->in + io->pos, io->have - io->pos);
+        io->have -= io->pos;
+        io->pos = 0;
+    }
+    if (io->cap - io->have < SG_BATCH_BLOCK) {
+        size_t nc = io->cap ? io->cap * 2 : 4 * SG_BATCH_BLOCK;
+        while (nc - io->have < SG_BATCH_BLOCK)
+            nc *= 2;
+        char *ni = sg_realloc(io->in, nc);
+        if (!ni)
+            return -1;
+        io->in = ni;
+        io->cap = nc;
+    }
+    for (;;) {
         ssize_t k = read(io->in_fd, io->in + io->have, io->cap - io->have);
         if (k < 0 && errno == EINTR)
             continue;
@@ -529,7 +537,247 @@ int sg_batch_next_line(sg_batch_io *io, char **line, size_t *n)
         if (k == 0)
             io->eof = 1;
         io->have += (size_t)k;
+        return 0;
     }
+}
+
+int sg_batch_next_line(sg_batch_io *io, char **line, size_t *n)
+{
+    if (io->out.len >= SG_BATCH_OUT_HIGH)
+        sg_batch_flush(io);
+    for (;;) {
+        if (take_line(io, line, n))
+            return 1;
+        if (io->eof)
+            return 0;
+        if (fill(io) < 0)
+            return -1;
+    }
+}
+
+/* ---- answering lines on several threads ------------------------------------------ */
+
+/* Lines are answered in parallel only in runs of at least this many per thread:
+ * below it a thread costs more than it saves, and a client that sends a line and
+ * waits is answered on the calling thread at once. */
+#define SG_BATCH_PAR_MIN 64
+#define SG_BATCH_MAX_THREADS 16
+
+typedef struct batch_line {
+    char *s;
+    size_t n;
+} batch_line;
+
+typedef struct batch_pool batch_pool;
+
+typedef struct batch_worker {
+    batch_pool *pool;
+    pthread_t tid;
+    int started;
+    sgr_ctx *ctx;                   /* its own, made by the thread */
+    size_t from, to;                /* its lines of the current run */
+    sg_batch_buf out;
+    size_t stop;                    /* first of its lines it left unanswered (to: none) */
+} batch_worker;
+
+struct batch_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned long gen;              /* bumped for every run */
+    int quit, pending;
+    const sgr_table *t;
+    sg_batch_fn fn;
+    void *ud;
+    batch_line *lines;
+    int n;                          /* workers */
+    batch_worker w[SG_BATCH_MAX_THREADS];
+};
+
+/* lines[from..to) answered into out, a line whose answer cannot be written
+ * answered with the out-of-memory line; the index of the first line left
+ * unanswered (to: none) when not even that line fits */
+static size_t answer_range(sg_batch_fn fn, void *ud, sgr_ctx *ctx, const batch_line *lines, size_t from, size_t to,
+                           sg_batch_buf *out)
+{
+    for (size_t i = from; i < to; i++)
+        if (fn(ud, ctx, lines[i].s, lines[i].n, out) < 0 && put(out, SG_BATCH_OOM_LINE, sizeof SG_BATCH_OOM_LINE - 1) < 0)
+            return i;
+    return to;
+}
+
+static void *worker_main(void *arg)
+{
+    batch_worker *w = arg;
+    batch_pool *p = w->pool;
+    w->ctx = sgr_ctx_new(p->t);
+    unsigned long seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && p->gen == seen)
+            pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit)
+            break;
+        seen = p->gen;
+        pthread_mutex_unlock(&p->mu);
+        w->stop = w->ctx ? answer_range(p->fn, p->ud, w->ctx, p->lines, w->from, w->to, &w->out) : w->from;
+        pthread_mutex_lock(&p->mu);
+        if (--p->pending == 0)
+            pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    sgr_ctx_free(w->ctx);
+    return NULL;
+}
+
+static void pool_stop(batch_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n; i++) {
+        if (p->w[i].started)
+            pthread_join(p->w[i].tid, NULL);
+        sg_free(p->w[i].out.s);
+    }
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+}
+
+/* io->out must take b; -1 when it cannot, even after a flush */
+static int put_out(sg_batch_io *io, const char *s, size_t n)
+{
+    if (put(&io->out, s, n) == 0)
+        return 0;
+    return sg_batch_flush(io) < 0 || put(&io->out, s, n) < 0 ? -1 : 0;
+}
+
+/* lines[0..n) answered into io->out in order: the first share on the calling
+ * thread (ctx), the others by the workers, each into its own buffer, appended
+ * after.  What a worker left unanswered (it has no context, or memory ran out) is
+ * answered here, so every line is answered exactly once: a line whose answer
+ * failed gets the out-of-memory line (its bytes may have been decoded in place),
+ * the lines after it their answers. */
+static int answer_parallel(batch_pool *p, sg_batch_io *io, sgr_ctx *ctx, batch_line *lines, size_t n)
+{
+    size_t parts = (size_t)p->n + 1;
+    if (parts > n / SG_BATCH_PAR_MIN)
+        parts = n / SG_BATCH_PAR_MIN;
+    size_t per = (n + parts - 1) / parts;
+    pthread_mutex_lock(&p->mu);
+    p->lines = lines;
+    p->pending = p->n;
+    for (int i = 0; i < p->n; i++) {
+        batch_worker *w = &p->w[i];
+        size_t a = per * (size_t)(i + 1);
+        w->from = a < n ? a : n;
+        w->to = a + per < n ? a + per : n;
+        w->stop = w->to;
+        w->out.len = 0;
+    }
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    size_t mine = per < n ? per : n;
+    int r = answer_range(p->fn, p->ud, ctx, lines, 0, mine, &io->out) == mine ? 0 : -1;
+    pthread_mutex_lock(&p->mu);
+    while (p->pending > 0)
+        pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n && r == 0; i++) {
+        batch_worker *w = &p->w[i];
+        if (w->from >= w->to)
+            continue;
+        if (w->out.len && put_out(io, w->out.s, w->out.len) < 0)
+            return -1;
+        size_t k = w->stop;
+        if (k < w->to && w->ctx) {          /* its answer failed midway */
+            if (put_out(io, SG_BATCH_OOM_LINE, sizeof SG_BATCH_OOM_LINE - 1) < 0)
+                return -1;
+            k++;
+        }
+        if (answer_range(p->fn, p->ud, ctx, lines, k, w->to, &io->out) != w->to)
+            r = -1;
+        if (io->out.len >= SG_BATCH_OUT_HIGH)
+            sg_batch_flush(io);
+    }
+    return r;
+}
+
+int sg_batch_run(sg_batch_io *io, const sgr_table *t, sgr_ctx *ctx, int threads, sg_batch_fn fn, void *ud)
+{
+    batch_pool *p = NULL;
+    batch_line *lines = NULL;
+    size_t n = 0, cap = 0;
+    int r = 0;
+    if (threads > SG_BATCH_MAX_THREADS + 1)
+        threads = SG_BATCH_MAX_THREADS + 1;
+    for (;;) {
+        /* every whole line read so far, then one answer after another or in parallel */
+        char *s;
+        size_t len;
+        n = 0;
+        while (take_line(io, &s, &len)) {
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 1024;
+                batch_line *nl = sg_realloc(lines, sizeof *nl * nc);
+                if (!nl) {
+                    r = -1;
+                    goto out;
+                }
+                lines = nl;
+                cap = nc;
+            }
+            lines[n].s = s;
+            lines[n++].n = len;
+        }
+        if (n >= 2 * SG_BATCH_PAR_MIN && threads > 1 && !p) {
+            p = sg_calloc(1, sizeof *p);
+            if (p) {
+                pthread_mutex_init(&p->mu, NULL);
+                pthread_cond_init(&p->go, NULL);
+                pthread_cond_init(&p->done, NULL);
+                p->t = t;
+                p->fn = fn;
+                p->ud = ud;
+                for (int i = 0; i < threads - 1; i++) {
+                    p->w[i].pool = p;
+                    p->w[i].started = pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i]) == 0;
+                    if (!p->w[i].started)
+                        break;
+                    p->n = i + 1;
+                }
+                if (p->n == 0) {
+                    pool_stop(p);
+                    sg_free(p);
+                    p = NULL;
+                    threads = 1;
+                }
+            }
+        }
+        if (p && n >= 2 * SG_BATCH_PAR_MIN)
+            r = answer_parallel(p, io, ctx, lines, n);
+        else
+            r = answer_range(fn, ud, ctx, lines, 0, n, &io->out) == n ? 0 : -1;
+        if (r < 0)
+            break;
+        if (io->out.len >= SG_BATCH_OUT_HIGH)
+            sg_batch_flush(io);
+        if (io->eof && io->pos >= io->have)
+            break;
+        if (fill(io) < 0) {
+            r = -1;
+            break;
+        }
+    }
+out:
+    if (p) {
+        pool_stop(p);
+        sg_free(p);
+    }
+    sg_free(lines);
+    return r < 0 || io->err ? -1 : 0;
 }
 
 int sg_batch_io_close(sg_batch_io *io)

@@ -94,4 +94,17 @@ int sg_batch_flush(sg_batch_io *io);
 /* Flush and release. */
 int sg_batch_io_close(sg_batch_io *io);
 
+/* The answer for one line (its bytes the function's to rewrite), appended to out:
+ * 0, or -1 when memory runs out (out as it was). */
+typedef int (*sg_batch_fn)(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out);
+
+/* Every line of io answered by fn, the answers in input order, then io flushed.
+ * With threads > 1, runs of many lines read at once are shared among that many
+ * threads (at most 17), each with a context of its own over t, so fn must change
+ * nothing but its ctx and out (a pure check: no admission, no log); the calling
+ * thread answers on ctx, and alone whenever few lines are waiting (a client that
+ * sends a line and waits).  An answer that cannot be written is the out-of-memory
+ * line.  0, or -1 when a read, a write or memory failed. */
+int sg_batch_run(sg_batch_io *io, const sgr_table *t, sgr_ctx *ctx, int threads, sg_batch_fn fn, void *ud);
+
 #endif

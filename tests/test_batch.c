@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
 #include "slurp.h"
@@ -360,6 +361,142 @@ static void check_writer(void)
     free(b.s);
 }
 
+/* ---- sg_batch_run: one thread or several, the same answers in the same order ---- */
+
+/* a pure check under the default pack, as the CLI's batch_answer makes it */
+static int pure_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out)
+{
+    const sgr_table *t = ud;
+    sg_batch_req req;
+    const char *err = sg_batch_parse(line, n, &req);
+    if (err)
+        return sg_batch_write_error(out, err);
+    sgr_opts so = { req.cwd ? req.cwd : SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
+    const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
+    sg_batch_out v = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
+    int w = sg_batch_write(out, t, r, &v);
+    sg_batch_req_free(&req);
+    return w;
+}
+
+static sg_batch_buf run_input;          /* JSON lines: every case command, several times */
+static size_t run_lines;
+
+static void add_run_input(const char *path)
+{
+    size_t len;
+    char *t = sg_slurp(path, &len);
+    if (!t)
+        return;
+    for (char *l = t; *l;) {
+        char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        const char *semi = n ? memchr(l, ';', n) : NULL;
+        if (n && l[0] != '#' && semi) {
+            put_raw(&run_input, run_lines % 3 ? "{\"cmd\": " : "{\"cwd\": \"/tmp\", \"cmd\": ");
+            put_json_string(&run_input, l, (size_t)(semi - l), 0);
+            put_raw(&run_input, run_lines % 17 == 0 ? ", \"x\": 1}\n" : run_lines % 29 == 0 ? "\n\r\n" : "}\n");
+            run_lines++;
+        }
+        l += n + (nl ? 1 : 0);
+    }
+    free(t);
+}
+
+/* the input through sg_batch_run on `threads` threads: its output, *r its result */
+static char *run_batch_on(int threads, size_t *len, int *r, long fail_nth)
+{
+    int in = memfd_create("in", 0), out = memfd_create("out", 0);
+    CHECK(in >= 0 && out >= 0);
+    CHECK(write(in, run_input.s, run_input.len) == (ssize_t)run_input.len);
+    lseek(in, 0, SEEK_SET);
+    sg_batch_io io;
+    sg_batch_io_init(&io, in, out);
+    if (fail_nth)
+        sg_alloc_fail_after(fail_nth);
+    *r = sg_batch_run(&io, packs[0]->t, ctxs[0], threads, pure_answer, (void *)packs[0]->t);
+    sg_alloc_fail_after(0);
+    sg_batch_io_close(&io);
+    off_t size = lseek(out, 0, SEEK_END);
+    char *o = malloc((size_t)size + 1);
+    CHECK(pread(out, o, (size_t)size, 0) == size);
+    o[size] = '\0';
+    *len = (size_t)size;
+    close(in);
+    close(out);
+    return o;
+}
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '\n';
+    return k;
+}
+
+static void check_run(void)
+{
+    for (int rep = 0; rep < 3; rep++) {
+        add_run_input("packs/default.cases");
+        add_run_input("packs/gaia.cases");
+    }
+    CHECK(run_lines > 1000);
+    size_t l1, l2, l4;
+    int r1, r2, r4;
+    char *o1 = run_batch_on(1, &l1, &r1, 0), *o2 = run_batch_on(2, &l2, &r2, 0), *o4 = run_batch_on(4, &l4, &r4, 0);
+    CHECK(r1 == 0 && r2 == 0 && r4 == 0);
+    CHECK(count_lines(o1, l1) == run_lines);
+    CHECK(l1 == l2 && memcmp(o1, o2, l1) == 0);
+    CHECK(l1 == l4 && memcmp(o1, o4, l1) == 0);
+    /* and the same as the line-at-a-time reader with the same answers */
+    int in = memfd_create("in", 0);
+    CHECK(write(in, run_input.s, run_input.len) == (ssize_t)run_input.len);
+    lseek(in, 0, SEEK_SET);
+    sg_batch_io io;
+    sg_batch_io_init(&io, in, -1);
+    sg_batch_buf ref = { NULL, 0, 0 };
+    char *line;
+    size_t n;
+    while (sg_batch_next_line(&io, &line, &n) > 0)
+        CHECK(pure_answer((void *)packs[0]->t, ctxs[0], line, n, &ref) == 0);
+    sg_batch_io_close(&io);
+    close(in);
+    CHECK(ref.len == l1 && memcmp(ref.s, o1, l1) == 0);
+    sg_free(ref.s);
+    /* memory running out on the calling thread: every line still gets exactly one
+     * answer, its own or the out-of-memory line, in order */
+    long total = sg_alloc_fail_after(0);
+    (void)total;
+    int swept = 0;
+    for (long nth = 1; nth < 4000; nth += nth < 40 ? 1 : 97) {
+        size_t lf;
+        int rf;
+        char *of = run_batch_on(4, &lf, &rf, nth);
+        if (rf == 0) {
+            CHECK(count_lines(of, lf) == run_lines);
+            size_t a = 0, b = 0, bad = 0;
+            while (a < lf && b < l1) {          /* line by line: the answer, or OOM */
+                const char *ea = memchr(of + a, '\n', lf - a), *eb = memchr(o1 + b, '\n', l1 - b);
+                size_t na = (size_t)(ea - (of + a)) + 1, nb = (size_t)(eb - (o1 + b)) + 1;
+                if (!(na == nb && memcmp(of + a, o1 + b, na) == 0)
+                    && !(na == sizeof SG_BATCH_OOM_LINE - 1 && memcmp(of + a, SG_BATCH_OOM_LINE, na) == 0))
+                    bad++;
+                a += na;
+                b += nb;
+            }
+            CHECK(bad == 0);
+            swept++;
+        }
+        free(of);
+    }
+    CHECK(swept > 0);
+    free(o1);
+    free(o2);
+    free(o4);
+    free(run_input.s);
+}
+
 int main(void)
 {
     for (int i = 1; i < 256; i++)
@@ -381,6 +518,7 @@ int main(void)
     add_corpus("../fuzz/corpus/batch", 1);
     check_reader();
     check_writer();
+    check_run();
     printf("%ld JSON lines (%ld read by the fast path), %ld answers compared, %ld differ\n", n_lines, n_fast,
            n_answers, n_mismatch);
     CHECK(n_fast > n_lines / 3);
