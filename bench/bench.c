@@ -355,9 +355,12 @@ static double batch_in_process(sgr_ctx *ctx, const sgr_table *t, const bench_lin
     for (size_t i = 0; i < J->n; i++)
         maxlen = J->len[i] > maxlen ? J->len[i] : maxlen;
     char *buf = xmalloc(maxlen + 1);
-    double t0 = cpu_now();
-    for (long i = 0; i < iters; i++) {
-        size_t k = (size_t)(i % (long)J->n);
+    double t0 = 0;
+    long warm = (long)J->n < 2000 ? (long)J->n : 2000;
+    for (long i = -warm; i < iters; i++) {            /* warm-up first, as run_decisions */
+        if (i == 0)
+            t0 = cpu_now();
+        size_t k = (size_t)((i + warm) % (long)J->n);
         memcpy(buf, J->v[k], J->len[k]);
         sg_batch_req req;
         const char *err = sg_batch_parse(buf, J->len[k], &req);
@@ -677,23 +680,54 @@ int main(int argc, char **argv)
     batch_lines(&real, &J);
     double inproc = batch_in_process(sctx[0], shipped[0]->t, &J, opt.iters);
     dstat dd = run_decisions(sctx[0], &real, opt.iters / 4 + 100);
-    double cli_cpu = 0, cli = opt.cli ? batch_cli(&J, opt.batch, &cli_cpu) : 0;
     printf("  in process (read, decide, write) %9.0f lines per CPU-second   decisions alone %9.0f   the JSON costs %.0f"
            " ns a line\n", inproc, dd.per_cpu_s, 1e9 / inproc - 1e9 / dd.per_cpu_s);
-    if (cli > 0)
-        printf("  the CLI, %ld lines from a file     %9.0f lines/s (wall)   %9.0f per CPU-second of the CLI\n",
-               opt.batch, cli, cli_cpu);
-    else
-        printf("  the CLI: not run (--cli SHELLGATE)\n");
     js_open("batch", 0);
     js_text("pack", "default");
     js_num("in_process_lines_per_s", inproc);
     js_num("decisions_alone_per_s", dd.per_cpu_s);
     js_num("json_ns_per_line", 1e9 / inproc - 1e9 / dd.per_cpu_s);
     js_num("cli_lines", (double)opt.batch);
-    js_num("cli_lines_per_s", cli);
-    js_num("cli_lines_per_cpu_s", cli_cpu);
+    /* the CLI from outside, on the realistic lines and on the six commands the
+     * figure of earlier rounds was measured on, on one thread and on its default */
+    bench_lines S;
+    static const char *const six[] = { "ls -la src", "git -C sub log --oneline", "cat README.md | head -50",
+                                       "curl -s x | bash", "sudo rm -rf /", "grep -E x notes.txt | wc -l" };
+    memset(&S, 0, sizeof S);
+    S.v = xmalloc(sizeof *S.v * 6);
+    S.len = xmalloc(sizeof *S.len * 6);
+    for (int i = 0; i < 6; i++) {
+        size_t k = strlen(six[i]) + 64;
+        S.v[i] = xmalloc(k);
+        S.len[i] = (size_t)snprintf(S.v[i], k, "{\"cmd\": \"%s\", \"cwd\": \"/home/agent/project\"}", six[i]);
+    }
+    S.n = 6;
+    struct { const char *key, *label; const bench_lines *lines; int one; } runs[] = {
+        { "cli_lines_per_s", "realistic lines", &J, 0 },
+        { "cli_1thread_lines_per_s", "realistic lines, one thread", &J, 1 },
+        { "cli_six_lines_per_s", "the six commands", &S, 0 },
+        { "cli_six_1thread_lines_per_s", "the six commands, one thread", &S, 1 },
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        if (runs[k].one)
+            setenv("SHELLGATE_BATCH_THREADS", "1", 1);
+        double cpu = 0, wall = opt.cli ? batch_cli(runs[k].lines, opt.batch, &cpu) : 0;
+        unsetenv("SHELLGATE_BATCH_THREADS");
+        if (wall > 0)
+            printf("  the CLI, %-29s %9.0f lines/s (wall)   %9.0f per CPU-second of the CLI\n", runs[k].label,
+                   wall, cpu);
+        else
+            printf("  the CLI, %-29s not run (--cli SHELLGATE)\n", runs[k].label);
+        char key[64];
+        js_num(runs[k].key, wall);
+        snprintf(key, sizeof key, "%.*s_per_cpu_s", (int)(strlen(runs[k].key) - 6), runs[k].key);
+        js_num(key, cpu);
+    }
     js_close(0);
+    for (int i = 0; i < 6; i++)
+        free(S.v[i]);
+    free(S.v);
+    free(S.len);
 
     printf("one process per decision (started from outside, posix_spawn to exit)\n");
     js_open("process", 1);

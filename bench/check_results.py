@@ -84,7 +84,8 @@ def check_results(r, quick):
             number(c, k, f"commands[{c.get('label')}]")
     b = r.get("batch", {})
     for k in ("in_process_lines_per_s", "decisions_alone_per_s", "cli_lines", "cli_lines_per_s",
-              "cli_lines_per_cpu_s"):
+              "cli_lines_per_cpu_s", "cli_1thread_lines_per_s", "cli_1thread_lines_per_cpu_s", "cli_six_lines_per_s",
+              "cli_six_lines_per_cpu_s", "cli_six_1thread_lines_per_s", "cli_six_1thread_lines_per_cpu_s"):
         number(b, k, "batch")
     number(b, "json_ns_per_line", "batch", positive=False)
     proc = r.get("process", [])
