@@ -8,7 +8,9 @@
  * fields).  Asserts nothing about speed: tests must not depend on the machine.
  *
  * usage: bench_shellgate [--quick] [--iters N] [--json FILE] [--cli SHELLGATE]
- *                        [--spawn N] [--batch N] [--build TEXT] */
+ *                        [--spawn N] [--batch N] [--build TEXT]
+ *        bench_shellgate --workload FILE   (the realistic workload as check --batch
+ *                                           input, cwd the current directory) */
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +60,10 @@ static struct {
     int quick;
     long iters;                  /* decisions per measurement */
     const char *json, *cli, *build;
+    const char *dump;            /* write the realistic workload as batch input, and stop */
     int spawn;                   /* runs per one-process figure */
     long batch;                  /* lines for the CLI batch figure */
-} opt = { 0, 200000, NULL, NULL, "", 300, 200000 };
+} opt = { 0, 200000, NULL, NULL, "", NULL, 300, 200000 };
 
 static FILE *js;                 /* the results file, or NULL */
 static int js_first = 1;         /* no member written yet at this level */
@@ -474,13 +477,15 @@ static int parse_args(int argc, char **argv)
             opt.spawn = atoi(v), i++;
         } else if (strcmp(a, "--batch") == 0 && v) {
             opt.batch = atol(v), i++;
+        } else if (strcmp(a, "--workload") == 0 && v) {
+            opt.dump = v, i++;
         } else if (strcmp(a, "--build") == 0 && v) {
             opt.build = v, i++;
         } else if (a[0] >= '0' && a[0] <= '9') {
             opt.iters = atol(a);                /* the old spelling: bench_shellgate ITERS */
         } else {
             fprintf(stderr, "usage: bench_shellgate [--quick] [--iters N] [--json FILE] [--cli SHELLGATE] "
-                            "[--spawn N] [--batch N] [--build TEXT]\n");
+                            "[--spawn N] [--batch N] [--build TEXT] [--workload FILE]\n");
             return -1;
         }
     }
@@ -495,6 +500,24 @@ int main(int argc, char **argv)
         return 64;
     if (!getcwd(bench_cwd, sizeof bench_cwd))
         strcpy(bench_cwd, "/");
+    if (opt.dump) {
+        bench_lines R, D;
+        bench_gen_realistic(1, opt.quick ? 200 : 2000, &R);
+        batch_lines(&R, &D);
+        FILE *f = fopen(opt.dump, "w");
+        for (size_t i = 0; f && i < D.n; i++)
+            fprintf(f, "%s\n", D.v[i]);
+        if (!f || fclose(f) != 0) {
+            fprintf(stderr, "bench: cannot write %s\n", opt.dump);
+            return 1;
+        }
+        for (size_t i = 0; i < D.n; i++)
+            cJSON_free(D.v[i]);
+        free(D.v);
+        free(D.len);
+        bench_lines_free(&R);
+        return 0;
+    }
     if (opt.json && !(js = fopen(opt.json, "w"))) {
         fprintf(stderr, "bench: cannot write %s\n", opt.json);
         return 1;

@@ -389,19 +389,29 @@ static int overlay_has(const char *path, const char *id)
 static void approval_id(const sgr_result *r, const char *cwd, char out[2 * SGR_APPROVAL_LEN + 1])
 {
     out[0] = '\0';
-    size_t n = sgr_admit_approval_material(r, cwd, NULL, 0);
-    uint8_t *m = sg_malloc(n ? n : 1);
-    if (!m)
-        return;
-    sgr_admit_approval_material(r, cwd, m, n);
+    /* the material in one pass when it fits on the stack (every batch line that
+     * asks comes here), sized first otherwise */
+    uint8_t stack[4096], *m = stack;
+    size_t n = sgr_admit_approval_material(r, cwd, stack, sizeof stack);
+    if (n == 0) {
+        n = sgr_admit_approval_material(r, cwd, NULL, 0);
+        if (!(m = sg_malloc(n ? n : 1)))
+            return;
+        sgr_admit_approval_material(r, cwd, m, n);
+    }
     sgc_sha256 h;
     uint8_t d[32];
     sgc_sha256_init(&h);
     sgc_sha256_update(&h, m, n);
     sgc_sha256_final(&h, d);
-    sg_free(m);
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    if (m != stack)
+        sg_free(m);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < SGR_APPROVAL_LEN; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[2 * SGR_APPROVAL_LEN] = '\0';
 }
 
 static int parse_id(const char *hex, uint8_t id[SGR_APPROVAL_LEN])
