@@ -131,7 +131,7 @@ static void js_num(const char *k, double v)
     if (!js)
         return;
     js_key(k);
-    fprintf(js, "%.6g", v);
+    fprintf(js, "%.10g", v);
 }
 
 static void js_text(const char *k, const char *v)
