@@ -152,21 +152,29 @@ typedef struct dstat {
     double per_s, per_cpu_s, median_us, p99_us, ns_per_line;
 } dstat;
 
-/* iters decisions over the lines in turn: one pass untimed (throughput), one with
- * each call timed (latency) */
+/* iters decisions over the lines in turn: three passes untimed (throughput: the
+ * best of them), one with each call timed (latency) */
 static dstat run_decisions(sgr_ctx *ctx, const bench_lines *L, long iters)
 {
     sgr_opts o = { bench_cwd, NULL, 0, NULL };
     dstat d;
     for (size_t w = 0; w < L->n && w < 2000; w++)
         sgr_eval(ctx, L->v[w], L->len[w], &o);
-    double t0 = now(), c0 = cpu_now();
-    for (long i = 0; i < iters; i++)
-        sgr_eval(ctx, L->v[i % (long)L->n], L->len[i % (long)L->n], &o);
-    double total = now() - t0, cpu = cpu_now() - c0;
-    d.per_cpu_s = iters / cpu;
-    d.per_s = iters / total;
-    d.ns_per_line = cpu / iters * 1e9;
+    /* the best of three passes, each over a third: what other processes on the
+     * machine take shows up as slower passes, not as a slower evaluator */
+    double best_wall = 1e30, best_cpu = 1e30;
+    long third = iters / 3 > 0 ? iters / 3 : 1;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = now(), c0 = cpu_now();
+        for (long i = 0; i < third; i++)
+            sgr_eval(ctx, L->v[i % (long)L->n], L->len[i % (long)L->n], &o);
+        double wall = now() - t0, cpu = cpu_now() - c0;
+        best_wall = wall < best_wall ? wall : best_wall;
+        best_cpu = cpu < best_cpu ? cpu : best_cpu;
+    }
+    d.per_cpu_s = third / best_cpu;
+    d.per_s = third / best_wall;
+    d.ns_per_line = best_cpu / third * 1e9;
     double *lat = xmalloc(sizeof *lat * (size_t)iters);
     for (long i = 0; i < iters; i++) {
         double a = now();
@@ -197,12 +205,17 @@ static double floor_ns_per_line(const bench_lines *L, long iters)
     uint64_t acc = 0;
     for (size_t w = 0; w < L->n; w++)
         acc += floor_line(L->v[w], L->len[w]);
-    double t0 = cpu_now();
-    for (long i = 0; i < iters; i++)
-        acc += floor_line(L->v[i % (long)L->n], L->len[i % (long)L->n]);
-    double t = cpu_now() - t0;
+    double best = 1e30;                         /* the best of three, as the decisions */
+    long third = iters / 3 > 0 ? iters / 3 : 1;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = cpu_now();
+        for (long i = 0; i < third; i++)
+            acc += floor_line(L->v[i % (long)L->n], L->len[i % (long)L->n]);
+        double t = cpu_now() - t0;
+        best = t < best ? t : best;
+    }
     floor_sink = acc;
-    return t / iters * 1e9;
+    return best / third * 1e9;
 }
 
 static void report_decisions(const char *pack, size_t rules, const char *workload, const bench_lines *L, sgr_ctx *ctx,
@@ -358,11 +371,19 @@ static double batch_in_process(sgr_ctx *ctx, const sgr_table *t, const bench_lin
     for (size_t i = 0; i < J->n; i++)
         maxlen = J->len[i] > maxlen ? J->len[i] : maxlen;
     char *buf = xmalloc(maxlen + 1);
-    double t0 = 0;
-    long warm = (long)J->n < 2000 ? (long)J->n : 2000;
-    for (long i = -warm; i < iters; i++) {            /* warm-up first, as run_decisions */
+    long warm = (long)J->n < 2000 ? (long)J->n : 2000, third = iters / 3 > 0 ? iters / 3 : 1;
+    double t0 = 0, best = 1e30;
+    /* a warm-up, then three passes of a third: the best, as run_decisions */
+    for (long i = -warm, pass = 0; pass < 3; i++) {
         if (i == 0)
             t0 = cpu_now();
+        if (i == third) {
+            double dt = cpu_now() - t0;
+            best = dt < best ? dt : best;
+            pass++;
+            i = -1;
+            continue;
+        }
         size_t k = (size_t)((i + warm) % (long)J->n);
         memcpy(buf, J->v[k], J->len[k]);
         sg_batch_req req;
@@ -379,10 +400,9 @@ static double batch_in_process(sgr_ctx *ctx, const sgr_table *t, const bench_lin
         if (out.len > (1u << 20))
             out.len = 0;
     }
-    double dt = cpu_now() - t0;
     sg_free(out.s);
     free(buf);
-    return iters / dt;
+    return third / best;
 }
 
 /* the CLI on a file of n lines, started from outside: lines per second of wall
