@@ -459,6 +459,19 @@ static void report_spawn(const char *label, char *const argv[], int runs)
 
 /* ---- main -------------------------------------------------------------------------- */
 
+/* the 1-minute load average, -1 when unknown: how busy the machine was */
+static double loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static void workload_stats(const char *name, uint64_t seed, const bench_lines *L, sgr_ctx *def)
 {
     sgr_opts o = { bench_cwd, NULL, 0, NULL };
@@ -552,6 +565,7 @@ int main(int argc, char **argv)
     js_num("cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     js_num("quick", opt.quick);
     js_num("iterations", (double)opt.iters);
+    js_num("load_start", loadavg());
 
     sg_policy *shipped[4] = { 0 };
     sgr_ctx *sctx[4] = { 0 };
@@ -791,6 +805,7 @@ int main(int argc, char **argv)
         report_spawn("shellgate check --json -- 'sudo rm -rf /'", c3, opt.spawn);
     }
     js_close(1);
+    js_num("load_end", loadavg());
     /* the paths measured by the parts that add them (docs/performance.md) */
     if (js) {
         js_key("server");

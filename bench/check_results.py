@@ -38,6 +38,8 @@ def check_results(r, quick):
         check(isinstance(r.get(k), str), f"{k} is a string")
     number(r, "cpus", "top")
     number(r, "iterations", "top")
+    number(r, "load_start", "top", positive=False)
+    number(r, "load_end", "top", positive=False)
     check(r.get("quick") in (0, 1), "quick is 0 or 1")
     w = r.get("workloads", {})
     for name in ("realistic", "hostile"):
