@@ -178,12 +178,19 @@ const char *sg_batch_parse(char *line, size_t n, sg_batch_req *req)
     return sg_batch_parse_cjson(line, n, req);
 }
 
+/* cJSON's parser records every parse's error position in one global: threads
+ * that answer batch lines (sg_batch_run) take turns at it.  The common lines never
+ * come here. */
+static pthread_mutex_t cjson_parse_mu = PTHREAD_MUTEX_INITIALIZER;
+
 const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req)
 {
     memset(req, 0, sizeof *req);
     if (has_nul(line, n))
         return "a NUL character in the input line: the command cannot be checked as sent";
+    pthread_mutex_lock(&cjson_parse_mu);
     cJSON *in = cJSON_ParseWithLength(line, n);
+    pthread_mutex_unlock(&cjson_parse_mu);
     const cJSON *cmd = in ? cJSON_GetObjectItemCaseSensitive(in, "cmd") : NULL;
     const cJSON *cwd = in ? cJSON_GetObjectItemCaseSensitive(in, "cwd") : NULL;
     const cJSON *roots = in ? cJSON_GetObjectItemCaseSensitive(in, "roots") : NULL;
