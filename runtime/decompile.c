@@ -331,6 +331,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         optlist(&d, "script", p->script_off, p->script_len);
         optlist(&d, "exec", p->exec_off, p->exec_len);
         optlist(&d, "end", p->end_off, p->end_len);
+        optlist(&d, "lookup", p->lookup_off, p->lookup_len);
+        optlist(&d, "argv0", p->argv0_off, p->argv0_len);
         if (p->skip)
             putf(&d, " skip %u", p->skip);
         if (p->flags & SGT_PROG_RUNS_NOTHING)

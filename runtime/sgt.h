@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 2u
+#define SGT_VERSION 3u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -210,6 +210,10 @@ typedef struct sgt_progspec {
                                            * (a pattern, a number), never a file */
     uint32_t first_off, first_len;        /* PROGOPTS: options that, given, make the first
                                            * operand a file again (grep -e, -f) */
+    uint32_t lookup_off, lookup_len;      /* PROGOPTS: value options whose value is where
+                                           * the inner program is looked up (env -P) */
+    uint32_t argv0_off, argv0_len;        /* PROGOPTS: value options whose value is the
+                                           * name the inner program is told (env -a) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

@@ -990,7 +990,7 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
     sgr_prog_lists(ps, sl);
     uint32_t bits = 0;
     for (int j = 0; j < SGR_NPROG_LISTS; j++) {
-        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT)) || !sl[j].len)
+        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_LOOKUP | SGR_OPT_ARGV0)) || !sl[j].len)
             continue;
         /* a slice is sorted, so the names that str is a proper prefix of come right
          * after str's place in it (after str itself, when it is listed) */

@@ -129,6 +129,8 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_SCRIPT 0x08u
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
+#define SGR_OPT_LOOKUP 0x40u          /* lookup_off: names where the inner program is */
+#define SGR_OPT_ARGV0  0x80u          /* argv0_off: names the inner program's argv[0] */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -153,8 +155,10 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(exec,   SGR_OPT_EXEC,   "exec",   "exec words") \
     X(end,    SGR_OPT_END,    "end",    "end words") \
     X(text,   SGR_OPT_TEXT,   "text",   "text options") \
-    X(first,  SGR_OPT_FIRST,  "unless", "text-operand options")
-#define SGR_NPROG_LISTS 6
+    X(first,  SGR_OPT_FIRST,  "unless", "text-operand options") \
+    X(lookup, SGR_OPT_LOOKUP, "lookup", "lookup options") \
+    X(argv0,  SGR_OPT_ARGV0,  "argv0",  "argv0 options")
+#define SGR_NPROG_LISTS 8
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;

@@ -3,16 +3,12 @@
 #include <string.h>
 #include "unwrap.h"
 
+/* A wrapper's NAME=value operand (`assignments`): env and sudo take every word
+ * with a '=' after its first byte for one, whatever the name (env 'a b=1' cmd and
+ * env 'BASH_FUNC_f%%=() { ...; }' bash set those variables). */
 static int is_assignment(const sgr_word *w)
 {
-    const char *s = w->text;
-    uint32_t i = 0;
-    if (!w->len || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
-        return 0;
-    while (i < w->len && (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')
-                          || (s[i] >= '0' && s[i] <= '9')))
-        i++;
-    return i < w->len && s[i] == '=';
+    return w->len > 1 && w->text[0] != '=' && memchr(w->text + 1, '=', w->len - 1) != NULL;
 }
 
 #define UNKNOWN_PROGRAM (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)
@@ -119,11 +115,49 @@ static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_
     return 0;
 }
 
-/* Where a scan of a wrapper's words stands (unwrap_from). */
+/* Where a scan of a wrapper's words stands (unwrap_from).  lookup, argv0: the
+ * values of the wrapper's `lookup` and `argv0` options given so far (NULL: none). */
 typedef struct scan_state {
     uint32_t skipped, asg_from, asg_n;
     int opts_done, want_script;
+    const char *lookup;
+    const char *argv0;
+    uint32_t argv0_len, argv0_flags;
 } scan_state;
+
+/* An option with bits b took the value v[0..n) (word flags fl). */
+static void note_value(scan_state *st, uint32_t b, const char *v, uint32_t n, uint32_t fl)
+{
+    if (b & SGR_OPT_LOOKUP)
+        st->lookup = v;
+    if (b & SGR_OPT_ARGV0) {
+        st->argv0 = v;
+        st->argv0_len = n;
+        st->argv0_flags = fl;
+    }
+}
+
+/* The inner command n of a wrapper scanned in state st: a bare program name looked
+ * up in a directory the wrapper names (env -P DIR) is not the program PATH finds,
+ * and a program told another name (env -a NAME, exec -a) may act as that name
+ * (busybox runs the applet its argv[0] names). */
+static void check_lookup(sgr_segment *n, const scan_state *st)
+{
+    if (n->argc == 0 || (n->flags & SGR_SEG_DYNAMIC))
+        return;
+    const sgr_word *w = &n->argv[0];
+    if (st->lookup && !memchr(w->text, '/', w->len)) {
+        set_dynamic(n, "the inner program is looked up in a directory named on the line, not on PATH");
+        return;
+    }
+    if (st->argv0) {
+        uint32_t al, pl;
+        const char *a = sgr_basename(st->argv0, st->argv0_len, &al);
+        const char *p = sgr_basename(w->text, w->len, &pl);
+        if ((st->argv0_flags & UNKNOWN_PROGRAM) || al != pl || memcmp(a, p, al) != 0)
+            set_dynamic(n, "the inner program is told another name (argv[0]), which a multi-call program runs as a command");
+    }
+}
 
 static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
                          const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
@@ -182,10 +216,16 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                     continue;
                 }
                 if ((nb & SGR_OPT_VALUE) && !(eq && w->text[1] == '-')) {
+                    if (i + 1 < argc)
+                        note_value(&st, nb, s->argv[i + 1].text, s->argv[i + 1].len, s->argv[i + 1].flags);
                     i += 2;
                     continue;
                 }
+                if (nb & SGR_OPT_VALUE)                      /* --opt=value */
+                    note_value(&st, nb, eq + 1, (uint32_t)(w->len - nl - 1), w->flags);
                 uint32_t ab = !nb && w->text[1] == '-' ? sgr_progopt_abbrev(t, ps, w->text, nl) : 0;
+                if (ab && eq)                                /* --abbrev=value */
+                    note_value(&st, ab, eq + 1, (uint32_t)(w->len - nl - 1), w->flags);
                 if (ab & (SGR_OPT_VALUE | SGR_OPT_SCRIPT)) {
                     int r = unwrap_abbrev(a, cl, si, ps, t, lim, i, st, forks, ab, eq);
                     if (r)
@@ -207,6 +247,10 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                     break;
                 }
                 if (ob & SGR_OPT_VALUE) {
+                    if (k + 1 < w->len)
+                        note_value(&st, ob, w->text + k + 1, w->len - k - 1, w->flags);
+                    else if (i + 1 < argc)
+                        note_value(&st, ob, s->argv[i + 1].text, s->argv[i + 1].len, s->argv[i + 1].flags);
                     if (k + 1 == w->len)
                         i++;                 /* the value is the next word */
                     break;
@@ -232,6 +276,11 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             i++;
             continue;
         }
+        if (w->len == 1 && w->text[0] == '-' && !(ps->flags & (SGT_PROG_RUNS_NOTHING | SGT_PROG_JOIN))) {
+            /* env - cmd: a lone '-' is -i; no program is named '-' */
+            i++;
+            continue;
+        }
         if (ps->flags & SGT_PROG_RUNS_NOTHING) {
             if (!(ps->flags & SGT_PROG_PERMUTE))
                 return 0;
@@ -247,11 +296,14 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         }
         int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
                           (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
-        if (r == 0 && st.asg_n) {
-            /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
+        if (r == 0) {
             sgr_segment *n = &cl->seg[cl->nseg - 1];
-            n->assigns = cl->seg[si].argv + st.asg_from;
-            n->nassigns = st.asg_n;
+            check_lookup(n, &st);
+            if (st.asg_n) {
+                /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
+                n->assigns = cl->seg[si].argv + st.asg_from;
+                n->nassigns = st.asg_n;
+            }
         }
         return r;
     }
@@ -285,15 +337,18 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
         if (r)
             return r < 0 ? r : 0;
     }
-    if (ab & SGR_OPT_VALUE)
+    if (ab & SGR_OPT_VALUE) {
+        const sgr_word *v = &cl->seg[si].argv[i + 1];
+        note_value(&st, ab, v->text, v->len, v->flags);
         return unwrap_from(a, cl, si, ps, t, lim, i + 2, st, forks);
+    }
     return 0;
 }
 
 static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
                       const sgr_table *t, const sgr_sh_limits *lim)
 {
-    scan_state st = { 0, 0, 0, 0, 0 };
+    scan_state st = { 0, 0, 0, 0, 0, NULL, NULL, 0, 0 };
     int forks = 0;
     return unwrap_from(a, cl, si, ps, t, lim, 1, st, &forks);
 }
