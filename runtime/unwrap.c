@@ -2,6 +2,7 @@
  * declarations describe it (see unwrap.h and docs/language.md, "wrapper"). */
 #include <string.h>
 #include "unwrap.h"
+#include "feed.h"
 
 /* A wrapper's NAME=value operand (`assignments`): env and sudo take every word
  * with a '=' after its first byte for one, whatever the name (env 'a b=1' cmd and
@@ -95,24 +96,6 @@ static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32
     *o = '\0';
     *len = (uint32_t)(o - d);
     return d;
-}
-
-/* A shell reading its script from a here-string or heredoc on stdin
- * (bash <<< 'rm -rf /'): parse the body as the script. */
-static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_limits *lim)
-{
-    const sgr_segment *s = &cl->seg[si];
-    for (uint32_t k = 0; k < s->nredirs; k++) {
-        const sgr_redir *r = &s->redirs[k];
-        if ((r->kind != SGR_REDIR_HERESTRING && r->kind != SGR_REDIR_HEREDOC) || (r->fd != -1 && r->fd != 0))
-            continue;
-        if (r->target.flags & SGR_W_UNKNOWN) {
-            set_dynamic(&cl->seg[si], "the script on standard input comes from an expansion");
-            return 0;
-        }
-        return add_script(a, cl, si, r->target.text, r->target.len, r->target.span, lim);
-    }
-    return 0;
 }
 
 /* Where a scan of a wrapper's words stands (unwrap_from).  lookup, argv0: the
@@ -307,8 +290,6 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         }
         return r;
     }
-    if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !st.want_script && st.skipped == 0)
-        return stdin_script(a, cl, si, lim);
     return 0;
 }
 
@@ -353,31 +334,48 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
     return unwrap_from(a, cl, si, ps, t, lim, 1, st, &forks);
 }
 
+static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim);
+
+/* In rounds: every segment is unwrapped (with the ones that adds), then every
+ * program fed on the line is followed (feed.h), which may add scripts to unwrap in
+ * the next round.  A feed looks at the commands beside and inside a segment, so
+ * they are unwrapped first. */
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim)
 {
-    for (uint32_t si = 0; si < cl->nseg; si++) {
-        sgr_segment *s = &cl->seg[si];
-        s->spec = 0;
-        if (s->argc == 0)
-            continue;
-        /* every segment's spec is looked up here, once: the normaliser reads it */
-        uint32_t bl;
-        const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
-        s->base = s->argv[0].len - bl;
-        const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
-        if (ps)
-            s->spec = (uint32_t)(ps - t->progs) + 1;
-        if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
-            continue;
-        if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
-            continue;
-        if (s->depth + 1u > lim->max_depth) {
-            set_dynamic(s, "wrappers nested too deeply to check");
-            continue;
-        }
-        int r = unwrap_one(a, cl, si, ps, t, lim);
-        if (r == -2)
-            return -2;
+    uint32_t from = 0;
+    while (from < cl->nseg) {
+        for (uint32_t si = from; si < cl->nseg; si++)
+            if (unwrap_seg(a, cl, si, t, lim) == -2)
+                return -2;
+        uint32_t end = cl->nseg;
+        for (uint32_t si = from; si < end; si++)
+            if (sgr_feed(a, cl, si, t, lim) == -2)
+                return -2;
+        from = end;
     }
     return 0;
+}
+
+static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim)
+{
+    sgr_segment *s = &cl->seg[si];
+    s->spec = 0;
+    if (s->argc == 0)
+        return 0;
+    /* every segment's spec is looked up here, once: the normaliser reads it */
+    uint32_t bl;
+    const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
+    s->base = s->argv[0].len - bl;
+    const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
+    if (ps)
+        s->spec = (uint32_t)(ps - t->progs) + 1;
+    if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
+        return 0;
+    if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
+        return 0;
+    if (s->depth + 1u > lim->max_depth) {
+        set_dynamic(s, "wrappers nested too deeply to check");
+        return 0;
+    }
+    return unwrap_one(a, cl, si, ps, t, lim) == -2 ? -2 : 0;
 }

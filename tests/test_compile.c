@@ -931,7 +931,7 @@ int main(void)
     expect("curl x|sh", SGT_DENY, "t:pipe_sh");
     expect("curl x | sudo bash", SGT_DENY, "t:pipe_sh");
     expect("bash <(curl x)", SGT_DENY, "t:pipe_sh");
-    expect("cat x | sh", SGT_DENY, "default");
+    expect("cat x | sh", SGT_DENY, "dynamic");      /* what sh runs is made at run time */
     /* whole-line text rules */
     expect(":(){ :|:& };:", SGT_DENY, "t:bomb");
     /* dynamic: denied unless a rule about dynamic decides; deny still wins */
