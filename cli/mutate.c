@@ -224,7 +224,15 @@ typedef struct line {
     size_t len;
     sgr_cmdline cl;
     int funcdef;                 /* the line defines a function: names may not be programs */
+    int rebinds;                 /* the line may change what a name runs (PATH, alias, hash):
+                                  * a name and its path are not the same program */
 } line;
+
+/* Builtins that may change what a later name runs: they set PATH, aliases or hashes. */
+static const char *const rebinders[] = {
+    "alias", "hash", "unset", "export", "declare", "typeset", "local", "readonly", "read", "mapfile",
+    "readarray", "getopts", "enable", "source", ".", "eval", NULL
+};
 
 static int line_parse(line *l, const char *s, size_t len)
 {
@@ -238,9 +246,21 @@ static int line_parse(line *l, const char *s, size_t len)
         return -1;
     if (r < 0)
         return 0;
-    for (uint32_t i = 0; i < l->cl.nseg; i++)
-        if (l->cl.seg[i].flags & SGR_SEG_FUNCDEF)
+    for (uint32_t i = 0; i < l->cl.nseg; i++) {
+        const sgr_segment *g = &l->cl.seg[i];
+        if (g->flags & SGR_SEG_FUNCDEF)
             l->funcdef = 1;
+        for (uint32_t k = 0; k < g->nassigns; k++)
+            if (strncmp(g->assigns[k].text, "PATH=", 5) == 0 || strncmp(g->assigns[k].text, "PATH+=", 6) == 0)
+                l->rebinds = 1;
+        if (g->argc && (in_list(g->argv[0].text, g->argv[0].len, rebinders)
+                        || (g->argv[0].len == 6 && memcmp(g->argv[0].text, "printf", 6) == 0 && g->argc > 1
+                            && g->argv[1].len >= 2 && memcmp(g->argv[1].text, "-v", 2) == 0)))
+            l->rebinds = 1;
+    }
+    for (uint32_t k = 0; k < l->cl.nloopvars; k++)
+        if (l->cl.loopvars[k].len == 4 && memcmp(l->cl.loopvars[k].text, "PATH", 4) == 0)
+            l->rebinds = 1;
     return 1;
 }
 
@@ -264,7 +284,7 @@ static int seg_ok(const line *l, const sgr_segment *s)
  * not reached through a changed PATH. */
 static int seg_prog_ok(const line *l, const sgr_segment *s)
 {
-    if (!seg_ok(l, s) || l->funcdef)
+    if (!seg_ok(l, s) || l->funcdef || l->rebinds)
         return 0;
     const sgr_word *w = &s->argv[0];
     if (!word_known(w) || !w->len || w->text[0] == '-' || strchr(w->text, '=')

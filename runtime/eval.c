@@ -8,6 +8,7 @@
 #include <string.h>
 #include "eval.h"
 #include "unwrap.h"
+#include "state.h"
 #include "hook_lua.h"
 #include "pathcache.h"
 #include "pathgroup.h"
@@ -145,6 +146,7 @@ struct sgr_ctx {
     sgr_tmpl *tmpl;
     sgr_piece *pieces;                  /* [PIECES_MAX] */
     size_t npieces;                     /* in use */
+    uint32_t code_set;                  /* the set named code_vars (state.h), SGT_NONE */
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -522,6 +524,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
         return NULL;
     }
     index_implies(t, c->implied);
+    c->code_set = sgr_state_code_set(t);
     for (int ch = 0; ch < 128; ch++) {
         c->short_opt[ch][0] = '-';
         c->short_opt[ch][1] = (char)ch;
@@ -830,6 +833,7 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
         /* relative to a directory only known at run time */
         flags |= SGR_W_VAR;
         nm->unknown_paths++;
+        nm->rel_unknown++;
         if (!nm->outside) {
             nm->outside = 1;
             nm->outside_path.s = w;
@@ -2299,7 +2303,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             /* an empty line runs nothing */
             r->cl.seg[0].flags = 0;
         }
-    } else if (sgr_unwrap(&c->arena, &r->cl, t, &c->lim) == -2) {
+    } else if (sgr_unwrap(&c->arena, &r->cl, t, &c->lim) == -2
+               || sgr_state(&c->arena, &r->cl, t, c->code_set, &c->lim) == -2) {
         oom_result(c);
         return r;
     }
@@ -2356,6 +2361,17 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         r->norm[i].cwds = cw;
         r->norm[i].ncwds = ncw;
         r->norm[i].cwd_unknown = unk;
+        if (unk && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+            /* what a relative path names depends on where an earlier cd went */
+            if (resolve_paths(c, i) < 0) {
+                oom_result(c);
+                return r;
+            }
+            if (r->norm[i].rel_unknown) {
+                r->cl.seg[i].flags |= SGR_SEG_DYNAMIC;
+                r->cl.seg[i].dyn_reason = "a relative path, and the directory an earlier cd went to is only known at run time";
+            }
+        }
         cwd_set tgt = { NULL, 0, 0 };
         int ch = cd_targets(c, i, &tgt);
         if (ch < 0) {

@@ -54,6 +54,8 @@ typedef struct sgr_norm {
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
     int outside;                      /* a path leaves every root (or is unknown) */
     sgr_sv outside_path;             /* the first one that does */
+    uint32_t rel_unknown;             /* relative paths under a cwd only known at run
+                                       * time (the segment is then dynamic) */
 } sgr_norm;
 
 /* In vflags: the value of a program's `text` option (a pattern, a number), which

@@ -342,7 +342,11 @@ static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table
  * they are unwrapped first. */
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim)
 {
-    uint32_t from = 0;
+    return sgr_unwrap_from(a, cl, t, lim, 0);
+}
+
+int sgr_unwrap_from(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim, uint32_t from)
+{
     while (from < cl->nseg) {
         for (uint32_t si = from; si < cl->nseg; si++)
             if (unwrap_seg(a, cl, si, t, lim) == -2)
