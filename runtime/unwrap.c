@@ -78,6 +78,21 @@ static int add_script_word(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_
     return add_script(a, cl, si, w->text, w->len, w->span, lim);
 }
 
+/* Do argv[from..) read differently joined into a script than as words (a blank,
+ * a quote or an operator inside one, an empty one)? */
+static int words_reparse(const sgr_segment *s, uint32_t from)
+{
+    for (uint32_t i = from; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        if (!w->len)
+            return 1;
+        for (uint32_t k = 0; k < w->len; k++)
+            if (strchr(" \t\n;&|<>()$`'\"\\*?[]{}~#=", w->text[k]))
+                return 1;
+    }
+    return 0;
+}
+
 /* Join argv[from..to) with single spaces (watch, su -c without quoting). */
 static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32_t *len)
 {
@@ -275,7 +290,13 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             char *js = join_words(a, s, i, &jl);
             if (!js)
                 return -2;
-            return add_script(a, cl, si, js, jl, s->span, lim);
+            if (words_reparse(s, i)) {
+                /* watch -x runs the words as they are, not joined: both readings */
+                int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED, 0, lim);
+                if (r)
+                    return r;
+            }
+            return add_script(a, cl, si, js, jl, cl->seg[si].span, lim);
         }
         int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
                           (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
