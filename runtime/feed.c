@@ -682,6 +682,9 @@ int sgr_feed(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, cons
     if (s->argc == 0 || (s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_WORD))
         return 0;
     const sgt_progspec *ps = s->spec ? &t->progs[s->spec - 1] : NULL;
+    uint32_t bl = s->argv[0].len - s->base;    /* the basename, as sgr_unwrap found it */
+    if (!(ps && (ps->flags & (SGT_PROG_STDIN | SGT_PROG_RUNS_NOTHING))) && bl != 6 && bl != 1)
+        return 0;                            /* most segments: not a program fed on the line */
     int source = is_prog(s, "source") || is_prog(s, ".");
     int shell;
     if (source)

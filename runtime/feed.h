@@ -23,6 +23,16 @@
  * -2 when the arena is exhausted. */
 int sgr_feed(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim);
 
+/* sgr_feed's first test, inline for the loop over every segment: could s be fed a
+ * program at all (a program declared with `stdin` or a shell, or source and .)? */
+static inline int sgr_feed_may(const sgr_table *t, const sgr_segment *s)
+{
+    if (s->argc == 0)
+        return 0;
+    uint32_t bl = s->argv[0].len - s->base;
+    return (s->spec && (t->progs[s->spec - 1].flags & (SGT_PROG_STDIN | SGT_PROG_RUNS_NOTHING))) || bl == 6 || bl == 1;
+}
+
 /* What segment s writes on its standard output when that is literal on the line:
  * echo's words (out[0] as bash's echo reads its options and escapes, out[1], when
  * it differs, as dash's and bash's under xpg_echo do), printf's format applied to

@@ -53,6 +53,8 @@ static uint32_t name_len(const char *s, uint32_t n)
 
 static const bash_var *bash_var_of(const char *s, uint32_t n)
 {
+    if (n < 2 || !strchr("PHCIBEGS", s[0]))
+        return NULL;                         /* the first letters of the names below */
     for (size_t i = 0; i < sizeof bash_vars / sizeof *bash_vars; i++)
         if (strlen(bash_vars[i].name) == n && memcmp(bash_vars[i].name, s, n) == 0)
             return &bash_vars[i];
@@ -872,15 +874,35 @@ uint32_t sgr_state_code_set(const sgr_table *t)
     return SGT_NONE;
 }
 
-/* A segment worth a look: it assigns, or runs a builtin that sets state. */
+/* A segment worth a look: it assigns one of bash's variables, or runs a builtin that
+ * sets state (the ones scan_builtin reads).  Most segments are neither, and the pass
+ * then costs this test: a switch on the first letter, a length, a compare. */
 static int may_set(const sgr_segment *s)
 {
-    if (s->nassigns)
-        return 1;
+    for (uint32_t k = 0; k < s->nassigns; k++)
+        if (bash_var_of(s->assigns[k].text, name_len(s->assigns[k].text, s->assigns[k].len)))
+            return 1;
     if (s->argc == 0)
         return 0;
-    static const char first[] = "edlrmpgusaht";     /* export, declare, ... trap */
-    return s->argv[0].len >= 3 && strchr(first, s->argv[0].text[0]) != NULL;
+    const char *p = s->argv[0].text;
+    uint32_t n = s->argv[0].len;
+#define IS(lit) (n == sizeof lit - 1 && memcmp(p, lit, n) == 0)
+    switch (n ? p[0] : 0) {
+    case 'a': return IS("alias");
+    case 'd': return IS("declare");
+    case 'e': return IS("export") || IS("enable");
+    case 'g': return IS("getopts");
+    case 'h': return IS("hash");
+    case 'l': return IS("local");
+    case 'm': return IS("mapfile");
+    case 'p': return IS("printf");
+    case 'r': return IS("read") || IS("readonly") || IS("readarray");
+    case 's': return IS("set") || IS("shopt");
+    case 't': return IS("typeset") || IS("trap");
+    case 'u': return IS("unset");
+    default: return 0;
+    }
+#undef IS
 }
 
 int sgr_state(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, uint32_t code_set, const sgr_sh_limits *lim)
@@ -892,7 +914,8 @@ int sgr_state(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, uint32_t code_se
     if (!any)
         return 0;                            /* the common line: nothing to follow */
     st x;
-    memset(&x, 0, sizeof x);
+    x.nev = x.nsh = x.nlater = 0;
+    x.all = 0;
     x.a = a;
     x.cl = cl;
     x.t = t;

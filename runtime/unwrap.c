@@ -374,7 +374,7 @@ int sgr_unwrap_from(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_
                 return -2;
         uint32_t end = cl->nseg;
         for (uint32_t si = from; si < end; si++)
-            if (sgr_feed(a, cl, si, t, lim) == -2)
+            if (sgr_feed_may(t, &cl->seg[si]) && sgr_feed(a, cl, si, t, lim) == -2)
                 return -2;
         from = end;
     }
