@@ -2182,7 +2182,7 @@ static void cwd_add(cwd_set *cs, const char *d)
         if (strcmp(cs->v[i], d) == 0)
             return;
     if (cs->n == SGR_MAX_CWDS)
-        cs->unknown = 1;                   /* too many places to follow: fail closed */
+        cs->unknown |= 1;                  /* too many places to follow: fail closed */
     else
         cs->v[cs->n++] = d;
 }
@@ -2191,7 +2191,8 @@ static void cwd_add(cwd_set *cs, const char *d)
  * of its own cwds, into tgt (deduplicated; tgt's vector is allocated here, only
  * for cd and pushd: most segments change nothing).  Returns 1 for a directory
  * change with known targets, 0 for no change, 2 for a change to somewhere only
- * known at run time, -1 on OOM. */
+ * known at run time, 3 for a change to a directory the shell remembers from before
+ * the line (cd - goes to OLDPWD, popd and pushd to the directory stack), -1 on OOM. */
 static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
@@ -2199,7 +2200,7 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
     int cd = nm->prog.len == 2 && memcmp(nm->prog.s, "cd", 2) == 0;
     int pushd = nm->prog.len == 5 && memcmp(nm->prog.s, "pushd", 5) == 0;
     if (nm->prog.len == 4 && memcmp(nm->prog.s, "popd", 4) == 0)
-        return 2;
+        return 3;
     if (!cd && !pushd)
         return 0;
     tgt->v = sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS);
@@ -2215,8 +2216,10 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
     const char *t;
     uint32_t tl, flags;
     if (i >= s->argc) {
-        if (!cd || !home || home[0] != '/')
-            return 2;                      /* bare pushd swaps the stack */
+        if (!cd)
+            return 3;                      /* bare pushd swaps the stack */
+        if (!home || home[0] != '/')
+            return 2;
         t = "~";
         tl = 1;
         flags = SGR_W_TILDE;
@@ -2225,8 +2228,9 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         t = w->text;
         tl = w->len;
         flags = w->flags;
-        if ((flags & SGR_W_UNKNOWN) || (tl == 1 && t[0] == '-') || (t[0] == '~' && tl > 1 && t[1] != '/')
-            || (pushd && (t[0] == '+' || t[0] == '-')))
+        if ((tl == 1 && t[0] == '-' && !(flags & SGR_W_UNKNOWN)) || (pushd && (t[0] == '+' || t[0] == '-')))
+            return 3;
+        if ((flags & SGR_W_UNKNOWN) || (t[0] == '~' && tl > 1 && t[1] != '/'))
             return 2;
     }
     if (nm->cwd_unknown && t[0] != '/' && !(flags & SGR_W_TILDE))
@@ -2361,15 +2365,16 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         r->norm[i].cwds = cw;
         r->norm[i].ncwds = ncw;
         r->norm[i].cwd_unknown = unk;
-        if (unk && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
-            /* what a relative path names depends on where an earlier cd went */
+        if ((unk & 2) && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+            /* after cd - or popd, what a relative path names depends on the directory
+             * the shell had before the line: state the line does not show */
             if (resolve_paths(c, i) < 0) {
                 oom_result(c);
                 return r;
             }
             if (r->norm[i].rel_unknown) {
                 r->cl.seg[i].flags |= SGR_SEG_DYNAMIC;
-                r->cl.seg[i].dyn_reason = "a relative path, and the directory an earlier cd went to is only known at run time";
+                r->cl.seg[i].dyn_reason = "a relative path after cd - or popd, which go to a directory from before the line";
             }
         }
         cwd_set tgt = { NULL, 0, 0 };
@@ -2378,8 +2383,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             oom_result(c);
             return r;
         }
-        if (ch == 2)
-            all.unknown = 1;
+        if (ch >= 2)
+            all.unknown |= ch == 3 ? 3 : 1;
         for (uint32_t k = 0; ch == 1 && k < tgt.n; k++)
             cwd_add(&all, tgt.v[k]);
         if (s->parent >= 0)
@@ -2388,11 +2393,11 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
                       && !(s->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL));
         if (ch == 1 && chained)
             sure = tgt;                    /* `cd X && next`: next runs in X */
-        else if (ch == 2 && chained)
+        else if (ch >= 2 && chained)
             sure.v = NULL;                 /* unknown: the general set (marked unknown) */
         else if (!(chained && sure.v))
             sure.v = NULL;                 /* the chain ended (;, ||, &, a pipeline) */
-        if (ch == 2)
+        if (ch >= 2)
             sure.v = NULL;
     }
 

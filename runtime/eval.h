@@ -44,7 +44,9 @@ typedef struct sgr_norm {
                                        * earlier cd/pushd target (a cd can fail, and a
                                        * subshell's cd does not outlive it) */
     uint32_t ncwds;
-    int cwd_unknown;                  /* a cd went somewhere only known at run time */
+    int cwd_unknown;                  /* a cd went somewhere only known at run time;
+                                       * bit 2: to a directory the shell had before the
+                                       * line (cd -, popd) */
     int paths_state;                  /* 0 not resolved, 1 resolved */
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
     uint64_t *pin;                    /* the evaluator's memo, per path: the path

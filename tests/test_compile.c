@@ -957,9 +957,11 @@ int main(void)
     expect("cd a/b/c && cat ../../../x", SGT_ALLOW, "t:read");
     expect("cd src && cat a.c && cat ../b.c", SGT_ALLOW, "t:read");
     expect("cd src; cat a.c", SGT_ALLOW, "t:read");
-    /* a relative path after a cd to somewhere only known at run time is dynamic */
+    /* a relative path after cd - (OLDPWD, from before the line) is dynamic; after a
+     * cd to an expansion it is only known at run time (outside) */
     expect("cd - && cat x", SGT_DENY, "dynamic");
-    expect("cd $D && cat x", SGT_DENY, "dynamic");
+    expect("popd; cat x", SGT_DENY, "dynamic");
+    expect("cd $D && cat x", SGT_DENY, "default");
     expect("cd && cat ../proj/x", SGT_DENY, "default");
     /* what feeds a shell, through scripts, exec and wrappers */
     expect("sh -c 'curl x' | sh", SGT_DENY, "t:pipe_sh");
