@@ -224,7 +224,15 @@ typedef struct line {
     size_t len;
     sgr_cmdline cl;
     int funcdef;                 /* the line defines a function: names may not be programs */
+    int rebinds;                 /* the line may change what a name runs (PATH, alias, hash):
+                                  * a name and its path are not the same program */
 } line;
+
+/* Builtins that may change what a later name runs: they set PATH, aliases or hashes. */
+static const char *const rebinders[] = {
+    "alias", "hash", "unset", "export", "declare", "typeset", "local", "readonly", "read", "mapfile",
+    "readarray", "getopts", "enable", "source", ".", "eval", NULL
+};
 
 static int line_parse(line *l, const char *s, size_t len)
 {
@@ -238,9 +246,21 @@ static int line_parse(line *l, const char *s, size_t len)
         return -1;
     if (r < 0)
         return 0;
-    for (uint32_t i = 0; i < l->cl.nseg; i++)
-        if (l->cl.seg[i].flags & SGR_SEG_FUNCDEF)
+    for (uint32_t i = 0; i < l->cl.nseg; i++) {
+        const sgr_segment *g = &l->cl.seg[i];
+        if (g->flags & SGR_SEG_FUNCDEF)
             l->funcdef = 1;
+        for (uint32_t k = 0; k < g->nassigns; k++)
+            if (strncmp(g->assigns[k].text, "PATH=", 5) == 0 || strncmp(g->assigns[k].text, "PATH+=", 6) == 0)
+                l->rebinds = 1;
+        if (g->argc && (in_list(g->argv[0].text, g->argv[0].len, rebinders)
+                        || (g->argv[0].len == 6 && memcmp(g->argv[0].text, "printf", 6) == 0 && g->argc > 1
+                            && g->argv[1].len >= 2 && memcmp(g->argv[1].text, "-v", 2) == 0)))
+            l->rebinds = 1;
+    }
+    for (uint32_t k = 0; k < l->cl.nloopvars; k++)
+        if (l->cl.loopvars[k].len == 4 && memcmp(l->cl.loopvars[k].text, "PATH", 4) == 0)
+            l->rebinds = 1;
     return 1;
 }
 
@@ -264,7 +284,7 @@ static int seg_ok(const line *l, const sgr_segment *s)
  * not reached through a changed PATH. */
 static int seg_prog_ok(const line *l, const sgr_segment *s)
 {
-    if (!seg_ok(l, s) || l->funcdef)
+    if (!seg_ok(l, s) || l->funcdef || l->rebinds)
         return 0;
     const sgr_word *w = &s->argv[0];
     if (!word_known(w) || !w->len || w->text[0] == '-' || strchr(w->text, '=')
@@ -1204,6 +1224,110 @@ static int t_ifs(const line *l, uint64_t *rng, char **out)
     return splice(l, gaps[k][0], gaps[k][1], "${IFS}", 6, out);
 }
 
+/* ---- state and fed scripts ---------------------------------------------------- */
+
+/* Bash's own variables, each set to its own value in front of the line: what the
+ * line does is the same, and a checker must treat what depends on the variable as
+ * changed (a variable the environment does not set becomes set and empty, which
+ * CDPATH, BASH_ENV and ENV treat like unset). */
+static const char *const state_vars[] = { "PATH", "HOME", "IFS", "CDPATH", "BASH_ENV", "ENV", "OLDPWD" };
+
+static int t_state(const line *l, uint64_t *rng, char **out)
+{
+    if (!l->cl.nseg)
+        return 0;
+    const char *v = state_vars[rnd(rng, sizeof state_vars / sizeof *state_vars)];
+    /* read -r strips IFS white space from what it reads, so IFS itself is not read */
+    int nforms = strcmp(v, "IFS") == 0 ? 5 : 6;
+    int form = (int)rnd(rng, (size_t)nforms);
+    sb b = { 0 };
+    switch (form) {
+    case 0: break;
+    case 1: sb_str(&b, "export "); break;
+    case 2: sb_str(&b, "declare "); break;
+    case 3: sb_str(&b, "typeset "); break;
+    default: break;
+    }
+    if (form == 4) {
+        sb_str(&b, "printf -v ");
+        sb_str(&b, v);
+        sb_str(&b, " %s \"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    } else if (form == 5) {
+        sb_str(&b, "read -r ");
+        sb_str(&b, v);
+        sb_str(&b, " <<< \"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    } else {
+        sb_str(&b, v);
+        sb_str(&b, "=\"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    }
+    return splice_sb(l, 0, 0, &b, out);
+}
+
+/* Single-quote text for a shell. */
+static void sb_squote(sb *b, const char *s, size_t n)
+{
+    sb_ch(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            sb_str(b, "'\\''");
+        else
+            sb_ch(b, s[i]);
+    }
+    sb_ch(b, '\'');
+}
+
+/* One command of the line given to a shell as text: through a pipe (a command that
+ * is alone in its pipeline: the shell reads the pipe), or a process substitution
+ * (which leaves standard input alone).  sh (dash) only for POSIX-only commands. */
+static int seg_feed_ok(const line *l, const sgr_segment *s)
+{
+    return seg_script_ok(l, s);
+}
+
+static int t_feed(const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_feed_ok, rng);
+    if (!s)
+        return 0;
+    int posix = seg_posix_ok(l, s), alone = s->pipe_len == 1;
+    int form = (int)rnd(rng, 4);
+    if (form == 0 && !(posix && alone))
+        form = 2;
+    if (form == 1 && !alone)
+        form = 3;
+    const char *seg = l->s + s->span.off;
+    sb rep = { 0 };
+    switch (form) {
+    case 0:                                  /* echo 'CMD' | sh */
+        sb_str(&rep, "echo ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, " | sh");
+        break;
+    case 1:                                  /* printf '%s\n' 'CMD' | bash -s */
+        sb_str(&rep, "printf '%s\\n' ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, " | bash -s");
+        break;
+    case 2:                                  /* bash <(printf '%s\n' 'CMD') */
+        sb_str(&rep, "bash <(printf '%s\\n' ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, ")");
+        break;
+    default:                                 /* source <(echo 'CMD') */
+        sb_str(&rep, "source <(echo ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, ")");
+        break;
+    }
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
 /* The text of a redirection: from its fd number or operator to the end of its
  * target.  0 when it cannot be cut out cleanly ({var}> forms, heredocs). */
 static int redir_extent(const line *l, const sgr_redir *r, size_t *a, size_t *b)
@@ -1338,6 +1462,12 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
         break;
     case SGM_IFS:
         r = t_ifs(&l, rng, out);
+        break;
+    case SGM_STATE:
+        r = t_state(&l, rng, out);
+        break;
+    case SGM_FEED:
+        r = t_feed(&l, rng, out);
         break;
     default:
         r = 0;

@@ -39,7 +39,9 @@
     X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox") \
     X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
     X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
-    X(IFS,          "ifs",          "${IFS} instead of the blank between two words")
+    X(IFS,          "ifs",          "${IFS} instead of the blank between two words") \
+    X(STATE,        "state",        "a shell variable set to its own value first: PATH=\"$PATH\"; CMD, export/declare/typeset/printf -v/read forms") \
+    X(FEED,         "feed",         "the command as text fed to a shell: echo 'CMD' | sh, printf '%s\\n' 'CMD' | bash -s, bash <(...), source <(...)")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,

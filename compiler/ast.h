@@ -95,7 +95,15 @@ typedef enum {
     SGC_CL_VALUE, SGC_CL_SKIP, SGC_CL_SCRIPT, SGC_CL_EXEC, SGC_CL_END,
     SGC_CL_RUNS_NOTHING, SGC_CL_ASSIGNMENTS, SGC_CL_PERMUTE, SGC_CL_JOIN, SGC_CL_MOREARGS,
     SGC_CL_TEXT,                 /* text { OPTS }: values that are not file names */
-    SGC_CL_TEXT_OPERAND          /* text operand [unless { OPTS }] */
+    SGC_CL_TEXT_OPERAND,         /* text operand [unless { OPTS }] */
+    SGC_CL_LOOKUP,               /* lookup { OPTS }: the value is where the inner
+                                  * program is looked up (env -P DIR) */
+    SGC_CL_ARGV0,                /* argv0 { OPTS }: the value is the name the inner
+                                  * program is told it has (env -a NAME) */
+    SGC_CL_CODE,                 /* code { OPTS }: the value is the program, in the
+                                  * program's own language (python -c CODE) */
+    SGC_CL_STDIN                 /* stdin { OPTS }: the program runs what it reads
+                                  * from stdin (sh -s; with no operand) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

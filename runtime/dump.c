@@ -52,6 +52,7 @@ static const flagname prog_flags[] = {
     {SGT_PROG_ASSIGNMENTS, "assignments"}, {SGT_PROG_PERMUTE, "permute"},
     {SGT_PROG_JOIN, "join"},           {SGT_PROG_MOREARGS, "moreargs"},
     {SGT_PROG_TEXT_OPERAND, "text-operand"},
+    {SGT_PROG_STDIN, "stdin"},
     {0, NULL}};
 
 /* Words shown per set operand in a disassembly line; the sets section lists all. */

@@ -2247,6 +2247,35 @@ static int parse_do_group(parser *p, const ctx *c, size_t st, const char *what)
     return expect_kw(p, KW_DONE, st, m2);
 }
 
+/* Append the name s[pos..pos+nl) to a list of names (cl->funcs, cl->loopvars). */
+static int add_name(parser *p, sgr_word **v, uint32_t *n, uint32_t *cap, size_t pos, size_t nl)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 4;
+        sgr_word *nv = *cap ? sg_arena_grow(p->a, *v, sizeof *nv * *cap, sizeof *nv * nc)
+                            : sg_arena_alloc(p->a, sizeof *nv * nc);
+        if (!nv)
+            return oom(p);
+        *v = nv;
+        *cap = nc;
+    }
+    char *t = sg_arena_strndup(p->a, p->s + pos, nl);
+    if (!t)
+        return oom(p);
+    sgr_word *w = &(*v)[(*n)++];
+    memset(w, 0, sizeof *w);
+    w->text = t;
+    w->len = (uint32_t)nl;
+    w->span = mkspan(p, pos, nl);
+    return 0;
+}
+
+/* The name of a function the input defines. */
+static int add_func(parser *p, size_t pos, size_t nl)
+{
+    return add_name(p, &p->cl->funcs, &p->cl->nfuncs, &p->cl->capfuncs, pos, nl);
+}
+
 /* for_clause -> ('for' | 'select') NAME [linebreak 'in' word* (';' | NL)] [';'] do_group
  *             | 'for' '((' arith '))' [';'] do_group */
 static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t kwlen)
@@ -2276,6 +2305,7 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
         nl++;
     if (p->pos + nl < p->end && !is_meta(p->s[p->pos + nl]))
         return fail(p, p->pos, nl + 1, "'%s' needs a variable name", what);
+    TRY(add_name(p, &p->cl->loopvars, &p->cl->nloopvars, &p->cl->caploopvars, p->pos, nl));
     p->pos += nl;
     TRY(skip_linebreaks(p, &t));
     if (t.kind == T_WORD && keyword_at(p) == KW_IN) {
@@ -2366,6 +2396,7 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     size_t nl = lit_len(p);
     if (!nl)
         return fail(p, st, p->pos - st + 1, "function definition needs a name");
+    TRY(add_func(p, p->pos, nl));
     p->pos += nl;
     skip_blanks(p);
     if (p->pos < p->end && p->s[p->pos] == '(') {
@@ -2740,6 +2771,8 @@ int sgr_sh_parse(sg_arena *a, const char *line, size_t len, const sgr_sh_limits 
         return 0;
     out->nseg = 0;
     out->npipelines = 0;
+    out->nfuncs = 0;
+    out->nloopvars = 0;
     out->error = p.msg;
     out->error_span = p.espan;
     return p.err;
@@ -2759,7 +2792,7 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     p.ovr = 1;
     p.ospan = span;
     p.rdepth = depth;
-    uint32_t n0 = cl->nseg, pl0 = cl->npipelines;
+    uint32_t n0 = cl->nseg, pl0 = cl->npipelines, nf0 = cl->nfuncs, nv0 = cl->nloopvars;
     p.seg0 = n0;
     ctx c = {parent, (uint8_t)nest, depth,
              parent >= 0 ? cl->seg[parent].flags & INHERIT : 0};
@@ -2780,6 +2813,8 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     }
     cl->nseg = n0;
     cl->npipelines = pl0;
+    cl->nfuncs = nf0;
+    cl->nloopvars = nv0;
     if (parent >= 0) {
         cl->seg[parent].flags |= SGR_SEG_DYNAMIC;
         cl->seg[parent].dyn_reason = p.msg;

@@ -194,6 +194,12 @@ typedef struct sgr_cmdline {
     const char *error;           /* set when the whole line is unparseable: then
                                   * nseg is 0 and callers must deny */
     sgr_span error_span;
+    sgr_word *funcs;             /* the names of the functions the line (and the
+                                  * scripts parsed into it) defines, in source order */
+    uint32_t nfuncs, capfuncs;
+    sgr_word *loopvars;          /* the variables of its for and select loops, which
+                                  * no segment's assignments show */
+    uint32_t nloopvars, caploopvars;
 } sgr_cmdline;
 
 /* Parse line[0..len) (NUL bytes are data and make the line dynamic).  Fills *out.

@@ -8,6 +8,8 @@
  *   | further input lines          (joined with "\n")
  *   [i] pP/IofN nest[^parent][ dDEPTH] argv=[w,...] [assign=[w,...]] [redir=[r,...]]
  *       [FLAGS] conn=C [dyn="reason"]      (one line per segment)
+ *   funcs=[name,...]                (after the segments: functions the line defines)
+ *   loopvars=[name,...]             (then: the variables of its for/select loops)
  *   error: MESSAGE @OFF+LEN         (when the line is refused)
  *   (no commands)                   (an empty line or only comments)
  * In input lines ⟪CR⟫ ⟪NUL⟫ ⟪TAB⟫ stand for \r, \0 and \t.
@@ -176,6 +178,24 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
             render_text(b, s->dyn_reason ? s->dyn_reason : "", s->dyn_reason ? strlen(s->dyn_reason) : 0);
         }
         sb_str(b, "\n");
+    }
+    if (cl->nfuncs) {
+        sb_str(b, "funcs=[");
+        for (uint32_t i = 0; i < cl->nfuncs; i++) {
+            if (i)
+                sb_str(b, ",");
+            render_word(b, &cl->funcs[i]);
+        }
+        sb_str(b, "]\n");
+    }
+    if (cl->nloopvars) {
+        sb_str(b, "loopvars=[");
+        for (uint32_t i = 0; i < cl->nloopvars; i++) {
+            if (i)
+                sb_str(b, ",");
+            render_word(b, &cl->loopvars[i]);
+        }
+        sb_str(b, "]\n");
     }
 }
 
