@@ -34,8 +34,9 @@
  * - `[[ ... ]]` and `(( ... ))` become segments whose argv starts with "[[" / "((".
  * - Heredoc bodies are stored after backslash processing (\$ \` \\ \newline) with
  *   expansions verbatim; quoted-delimiter bodies verbatim.  <<- strips leading tabs.
- *   A delimiter line may end in \r.  Commands in a body's $(...) get nest HEREDOC
- *   and are moved to follow the segment owning the heredoc.
+ *   The delimiter line is found as bash finds it (heredoc_lines), and a \r is a
+ *   byte of the delimiter word.  Commands in a body's $(...) get nest HEREDOC and
+ *   are moved to follow the segment owning the heredoc.
  * - `>&word` with a non-numeric literal word is stored as BOTH (bash: &>word). */
 
 #define HARD_DEPTH 200u
@@ -87,6 +88,8 @@ typedef struct parser {
                            * nested script's line): they never move */
     sgr_segment *seg0v;   /* room for cl's first SEG_CAP0 segments, or NULL */
     uint32_t rdepth;
+    uint32_t in_comsub;   /* $(...) / <(...) levels open around pos: bash's rule for a
+                           * heredoc line that starts with the delimiter and has a ')' */
     const char *kw_s;     /* keyword_at's last answer: kw, for the word at */
     size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
     int kw;
@@ -1014,6 +1017,7 @@ static int subst_list(parser *p, const ctx *c, int32_t owner, uint8_t nest, size
     ctx sub = {owner, nest, (uint16_t)(c->depth + 1), c->segflags & INHERIT};
     uint32_t hb = p->hd_base;
     p->hd_base = p->hd_n;
+    p->in_comsub++;
     int n = 0;
     tok t;
     TRY(parse_list(p, &sub, TM_RPAREN, &n, &t));
@@ -1021,12 +1025,10 @@ static int subst_list(parser *p, const ctx *c, int32_t owner, uint8_t nest, size
         return fail(p, st, p->end - st, "unterminated %s", what);
     if (t.kind != T_RPAREN)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, h->span.off, h->span.len, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    /* heredocs still waiting at the ')' (`$(cat <<EOF)`) stay pending: bash 5.2 warns
+     * and reads their bodies after the next newline outside, in order */
     p->hd_base = hb;
+    p->in_comsub--;
     p->pos++;
     leave(p);
     return 0;
@@ -1343,16 +1345,18 @@ static int parse_text(parser *p, const ctx *sub, const char *text, size_t n, sgr
 {
     input_save sv;
     input_push(p, &sv, text, 0, n, 1, ospan);
+    /* bash parses a `...` body as a string of its own when it runs it: no
+     * substitution is open around it there */
+    uint32_t ic = p->in_comsub;
+    p->in_comsub = 0;
     int cnt = 0;
     tok t;
     TRY(parse_list(p, sub, 0, &cnt, &t));
     if (t.kind != T_EOF)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, 0, 0, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    if (p->hd_n > p->hd_base)
+        TRY(read_heredocs(p));      /* the end of the text ends them (bash warns) */
+    p->in_comsub = ic;
     input_pop(p, &sv);
     return 0;
 }
@@ -1538,8 +1542,11 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
         case '\\':
             if (p->pos + 1 >= p->end)
                 break;      /* a trailing backslash is literal */
-            if (p->s[p->pos + 1] != '\n')
-                TRY(put(p, p->s[p->pos + 1]));
+            if (p->s[p->pos + 1] == '\n') {
+                p->pos += 2;    /* a line continuation quotes nothing: <<E\<nl>OF is <<EOF */
+                continue;
+            }
+            TRY(put(p, p->s[p->pos + 1]));
             p->pos += 2;
             fl |= SGR_W_QUOTED;
             continue;
@@ -1623,6 +1630,9 @@ static int lex_assign(parser *p, const ctx *c, int32_t owner, size_t nl, sgr_wor
             p->pos++;
             break;
         }
+        if (ch == '\n' && p->hd_n > p->hd_base)
+            return fail(p, p->pos, 1, "here-document pending at a newline in an array "
+                        "assignment: bash reads it inconsistently");
         if (ch == '\n' || ch == '\r') {
             p->pos++;
             continue;
@@ -1640,6 +1650,37 @@ static int lex_assign(parser *p, const ctx *c, int32_t owner, size_t nl, sgr_wor
 }
 
 /* ---- redirections and heredocs -------------------------------------------- */
+
+/* here_end -> word ('\r' word?)*   A heredoc's delimiter as bash reads it: a carriage
+ * return is a word byte to bash (`<<EOF<CR>x` waits for the line EOF<CR>x), and
+ * nothing in the word is expanded, so a $(...) in it runs nothing: the segments
+ * lexing it made are dropped. */
+static int heredoc_word(parser *p, const ctx *c, int32_t owner, sgr_word *w)
+{
+    uint32_t n0 = p->cl->nseg, pl0 = p->cl->npipelines, h0 = p->hd_n;
+    size_t start = p->pos;
+    TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, w));
+    if (p->pos < p->end && p->s[p->pos] == '\r') {
+        size_t b0 = p->blen;
+        uint32_t fl = w->flags;
+        TRY(putn(p, w->text, w->len));
+        while (p->pos < p->end && p->s[p->pos] == '\r') {
+            TRY(put(p, '\r'));
+            p->pos++;
+            if (p->pos < p->end && !is_meta(p->s[p->pos])) {
+                sgr_word part;
+                TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &part));
+                TRY(putn(p, part.text, part.len));
+                fl |= part.flags;
+            }
+        }
+        TRY(word_finish(p, b0, start, fl, w));
+    }
+    p->cl->nseg = n0;
+    p->cl->npipelines = pl0;
+    p->hd_n = h0;
+    return 0;
+}
 
 /* redirect -> [fd] op word   (heredoc bodies are read when the line ends) */
 static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr_redir *r,
@@ -1669,8 +1710,11 @@ static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr
         return fail(p, t->start, t->len, "redirection '%.*s' has no target (found %.*s)",
                     (int)t->len, p->s + t->start, n, txt);
     }
-    TRY(lex_word(p, c, owner, kind == SGR_REDIR_HERESTRING ? SGR_NEST_HEREDOC
-                                                            : SGR_NEST_CMDSUB, &r->target));
+    if (kind == SGR_REDIR_HEREDOC)
+        TRY(heredoc_word(p, c, owner, &r->target));
+    else
+        TRY(lex_word(p, c, owner, kind == SGR_REDIR_HERESTRING ? SGR_NEST_HEREDOC
+                                                                : SGR_NEST_CMDSUB, &r->target));
     if (kind == SGR_REDIR_DUP_OUT && fd == -1 && !(r->target.flags & SGR_W_UNKNOWN)) {
         int digits = r->target.len > 0;
         for (uint32_t k = 0; k < r->target.len; k++)
@@ -1703,31 +1747,75 @@ static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr
     return 0;
 }
 
-/* Read one heredoc body at pos: lines up to the delimiter line.  Sets *bs and *be
- * to the body, pos past the delimiter line. */
-static int heredoc_lines(parser *p, const hd_pending *h, size_t *bs, size_t *be)
+/* End of the heredoc body line that starts at ls: its newline, or the end of input.
+ * Under an unquoted delimiter bash reads logical lines: a backslash escapes the
+ * byte after it, and an escaped newline joins the next physical line (`EO\`,
+ * newline, `F` is the line EOF); under a quoted one, physical lines (join 0). */
+static size_t hd_line_end(const parser *p, size_t ls, int join)
 {
-    *bs = p->pos;
-    for (;;) {
-        size_t ls = p->pos;
-        const char *nl = memchr(p->s + ls, '\n', p->end - ls);
-        size_t le = nl ? (size_t)(nl - p->s) : p->end, cs = ls, ce = le;
-        if (h->strip)
-            while (cs < ce && p->s[cs] == '\t')
-                cs++;
-        if (ce > cs && p->s[ce - 1] == '\r')
-            ce--;
-        if (ce - cs == h->dlen && memcmp(p->s + cs, h->mark, h->dlen) == 0) {
-            *be = ls;
-            p->pos = nl ? le + 1 : le;
-            return 0;
+    size_t i = ls;
+    while (i < p->end && p->s[i] != '\n')
+        i += join && p->s[i] == '\\' && i + 1 < p->end ? 2 : 1;
+    return i;
+}
+
+/* Is the logical line [ls, le) h's delimiter, as bash compares it: escaped newlines
+ * removed (join), leading tabs stripped (<<-), then exactly the delimiter's bytes
+ * (a carriage return is a byte like any other)?  1: it is.  2: inside $(...) or
+ * <(...), the line starts with the delimiter and has a ')' after it: bash 5.2 ends
+ * the heredoc there and reads on from just after the delimiter, *after (it warns;
+ * `x=$(cat <<EOF` newline `EOF; rm x )` runs rm).  0: neither. */
+static int hd_delim(const parser *p, const hd_pending *h, size_t ls, size_t le, int join,
+                    size_t *after)
+{
+    size_t k = 0;
+    int lead = h->strip;
+    for (size_t i = ls; i < le;) {
+        size_t n = 1;
+        if (join && p->s[i] == '\\' && i + 1 < le) {
+            if (p->s[i + 1] == '\n') {
+                i += 2;
+                continue;
+            }
+            n = 2;
         }
-        if (!nl)
-            return fail(p, h->span.off, h->span.len,
-                        "here-document delimiter '%.*s' not found",
-                        (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-        p->pos = le + 1;
+        for (size_t j = i; j < i + n; j++) {
+            char ch = p->s[j];
+            if (lead && ch == '\t')
+                continue;
+            lead = 0;
+            if (k == h->dlen) {
+                if (p->in_comsub && memchr(p->s + j, ')', le - j)) {
+                    *after = j;
+                    return 2;
+                }
+                return 0;
+            }
+            if (ch != h->mark[k++])
+                return 0;
+        }
+        i += n;
     }
+    return k == h->dlen;
+}
+
+/* Read one heredoc body at pos: logical lines up to the delimiter line (hd_delim).
+ * Sets *bs and *be to the body and pos past the delimiter line.  Input that ends
+ * first ends the body: bash warns and takes the rest as the body. */
+static void heredoc_lines(parser *p, const hd_pending *h, size_t *bs, size_t *be)
+{
+    int join = !h->quoted;
+    *bs = p->pos;
+    while (p->pos < p->end) {
+        size_t ls = p->pos, le = hd_line_end(p, ls, join), after = 0;
+        int d = hd_delim(p, h, ls, le, join, &after);
+        p->pos = d == 2 ? after : le < p->end ? le + 1 : le;
+        if (d) {
+            *be = ls;
+            return;
+        }
+    }
+    *be = p->end;
 }
 
 /* heredoc body -> (char | '\' [$`\\\n] | dollar | backtick)*   for unquoted
@@ -1768,7 +1856,7 @@ static int read_heredocs(parser *p)
     for (uint32_t q = base; q < n; q++) {
         hd_pending h = p->hd[q];
         size_t bs = 0, be = 0;
-        TRY(heredoc_lines(p, &h, &bs, &be));
+        heredoc_lines(p, &h, &bs, &be);
         size_t after = p->pos;
         /* find the owner and the redirections holding the placeholder */
         int32_t owner = -1;
@@ -1783,11 +1871,19 @@ static int read_heredocs(parser *p)
             strip = sg_arena_alloc(p->a, tn + 1);
             if (!strip)
                 return oom(p);
+            /* from the start of each logical line (hd_line_end): a newline a
+             * backslash escapes joins lines, so the tabs after it stay */
             size_t o = 0;
             int bol = 1;
             for (size_t k = 0; k < tn; k++) {
                 if (bol && text[k] == '\t')
                     continue;
+                bol = 0;
+                if (!h.quoted && text[k] == '\\' && k + 1 < tn) {
+                    strip[o++] = text[k++];
+                    strip[o++] = text[k];
+                    continue;
+                }
                 bol = text[k] == '\n';
                 strip[o++] = text[k];
             }
@@ -2084,7 +2180,9 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             return fail(p, start, p->end - start, "'[[' without matching ']]'");
         char ch = p->s[p->pos];
         if (ch == '\n' || ch == '\r') {
-            p->pos++;     /* no heredoc reading inside [[ ]] */
+            p->pos++;     /* bash reads pending heredocs at a newline inside [[ ]] too */
+            if (ch == '\n' && p->hd_n > p->hd_base)
+                TRY(read_heredocs(p));
             continue;
         }
         if (argv.n >= p->lim->max_words)
@@ -2668,11 +2766,8 @@ static int parse_program(parser *p, const ctx *c)
     TRY(parse_list(p, c, 0, &n, &t));
     if (t.kind != T_EOF)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, h->span.off, h->span.len, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    if (p->hd_n > p->hd_base)
+        TRY(read_heredocs(p));      /* no newline after `cat <<EOF`: empty bodies, as bash */
     return 0;
 }
 
