@@ -33,7 +33,8 @@ typedef struct sgr_span {
     X(GLOB,    0x0020, "unquoted * ? or [...]") \
     X(BRACE,   0x0040, "unquoted brace expansion {a,b} or {1..3}") \
     X(TILDE,   0x0080, "leading unquoted ~") \
-    X(ANSIC,   0x0100, "$'...' decoded")
+    X(ANSIC,   0x0100, "$'...' decoded") \
+    X(ARRAY,   0x0200, "NAME=(...): a compound array assignment, its words parsed")
 
 enum {
 #define X(name, bit, doc) SGR_W_##name = bit,
@@ -175,6 +176,31 @@ typedef struct sgr_segment {
  *   "((", EXPR, "))".  `time`, `coproc` are ordinary program names.
  * - An unquoted \r separates commands like a newline. */
 
+/* A variable the line assigns, as the parser records it for what bash evaluates in
+ * values (see sgr_sh_parse): NAME=value words, declare/local/export/readonly/typeset
+ * operands, read/mapfile/printf -v targets, for/select loop variables. */
+#define SGR_VAR_FLAGS(X) \
+    X(UNKNOWN, 0x0001, "the value is only known at run time (read, $(...), +=)") \
+    X(INTEGER, 0x0002, "declare -i: bash evaluates every value it is given") \
+    X(PREFIX,  0x0004, "NAME=value before a command: set for that command only")
+
+enum {
+#define X(name, bit, doc) SGR_VAR_##name = bit,
+    SGR_VAR_FLAGS(X)
+#undef X
+};
+
+typedef struct sgr_shvar {
+    const char *name;            /* not NUL-terminated */
+    uint32_t nlen;
+    const char *value;           /* the value as words keep it (expansions verbatim) */
+    uint32_t vlen;
+    uint32_t vflags;             /* SGR_W_* of the word that gives the value */
+    uint32_t flags;              /* SGR_VAR_* */
+    int32_t seg;                 /* the assigning segment, -1: a loop header */
+    sgr_span span;
+} sgr_shvar;
+
 typedef struct sgr_sh_limits {
     uint32_t max_line;           /* bytes; longer lines are refused */
     uint32_t max_depth;          /* nesting of $(), subshells, scripts */
@@ -194,6 +220,10 @@ typedef struct sgr_cmdline {
     const char *error;           /* set when the whole line is unparseable: then
                                   * nseg is 0 and callers must deny */
     sgr_span error_span;
+    sgr_shvar *vars;             /* what the line assigns, in source order, nested
+                                  * scripts' after the line's (sgr_sh_parse_nested
+                                  * reads the line's): for the parser's own use */
+    uint32_t nvars, varcap;
 } sgr_cmdline;
 
 /* Parse line[0..len) (NUL bytes are data and make the line dynamic).  Fills *out.

@@ -13,7 +13,7 @@
  * In input lines ⟪CR⟫ ⟪NUL⟫ ⟪TAB⟫ stand for \r, \0 and \t.
  * A word is shown bare, or "quoted" with C escapes when it is empty or holds one of
  * ` ,[]"\@` or a control byte; then @FLAGS when non-zero: Q quoted, V var, C cmdsub,
- * A arith, P procsub, G glob, B brace, T tilde, X $'...'.  A redirection is
+ * A arith, P procsub, G glob, B brace, T tilde, X $'...', R NAME=(...).  A redirection is
  * [fd]op target, heredocs as <<[-]['] body ('- strip tabs, ' quoted delimiter).
  * Segment flags: DYN BG SUB CTL FN MORE NEG.
  * Run with -u to print every case with the actual rendering (to regenerate; check
@@ -96,7 +96,7 @@ static void render_word(sbuf *b, const sgr_word *w)
     static const struct { uint32_t bit; char c; } fl[] = {
         {SGR_W_QUOTED, 'Q'}, {SGR_W_VAR, 'V'}, {SGR_W_CMDSUB, 'C'}, {SGR_W_ARITH, 'A'},
         {SGR_W_PROCSUB, 'P'}, {SGR_W_GLOB, 'G'}, {SGR_W_BRACE, 'B'}, {SGR_W_TILDE, 'T'},
-        {SGR_W_ANSIC, 'X'},
+        {SGR_W_ANSIC, 'X'}, {SGR_W_ARRAY, 'R'},
     };
     render_text(b, w->text, w->len);
     if (w->flags) {
