@@ -100,8 +100,17 @@ typedef struct vscan {
     uint8_t mode;         /* scan_mode */
     sgr_span span;        /* the word it came from */
 } vscan;
+/* A command in the body of a function the line defines (for fork bombs). */
+typedef struct vcall {
+    const char *fn, *callee;  /* the function, the command's program word */
+    uint32_t fnlen, clen;
+    int32_t seg;
+    uint8_t spawn;        /* it runs in a new process: pipeline, &, ( ), $( ) */
+} vcall;
 typedef struct codeq {
     vec refs, scans;      /* vref, vscan */
+    vec funcs;            /* vcall with callee NULL: the functions defined */
+    vec calls;            /* vcall */
 } codeq;
 
 typedef struct parser {
@@ -131,6 +140,13 @@ typedef struct parser {
     size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
     int kw;
     uint32_t arith;       /* > 0 while lexing text bash evaluates as arithmetic */
+    int split_ok;         /* lexing an argv word of a simple command: field splitting */
+    int unq_exp;          /* ... and it held an unquoted expansion */
+    vec pieces;           /* split_piece's fields of the word being lexed */
+    vec split;            /* sgr_word: the fields of the last word lexed, when its
+                           * unquoted $IFS split it (parse_simple takes them) */
+    int split_done;       /* ... it did */
+    int ifs_set;          /* an expansion or arithmetic on the line assigns IFS */
     uint8_t refkind;      /* ref_kind of the $NAME expansions lexed now (value scans) */
     codeq *q;             /* where refs and scans go (never NULL while parsing) */
     int err;              /* 0, -1 syntax/limit, -2 out of memory */
@@ -570,6 +586,8 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
         ((vscan *)p->q->scans.p)[j].owner = moved_index(((vscan *)p->q->scans.p)[j].owner, i, n0, k);
     for (uint32_t j = 0; j < cl->nvars; j++)
         cl->vars[j].seg = moved_index(cl->vars[j].seg, i, n0, k);
+    for (uint32_t j = 0; j < p->q->calls.n; j++)
+        ((vcall *)p->q->calls.p)[j].seg = moved_index(((vcall *)p->q->calls.p)[j].seg, i, n0, k);
     return 0;
 }
 
@@ -1092,9 +1110,13 @@ static int subst_list(parser *p, const ctx *c, int32_t owner, uint8_t nest, size
     p->in_comsub++;
     p->arith = 0;           /* the commands inside are commands */
     p->refkind = REF_NONE;
+    int sok = p->split_ok, unq = p->unq_exp;
+    p->split_ok = 0;
     int n = 0;
     tok t;
     TRY(parse_list(p, &sub, TM_RPAREN, &n, &t));
+    p->split_ok = sok;
+    p->unq_exp = unq;
     if (t.kind == T_EOF)
         return fail(p, st, p->end - st, "unterminated %s", what);
     if (t.kind != T_RPAREN)
@@ -1529,9 +1551,13 @@ static int parse_text(parser *p, const ctx *sub, const char *text, size_t n, sgr
     p->in_comsub = 0;
     p->arith = 0;
     p->refkind = REF_NONE;
+    int sok = p->split_ok, unq = p->unq_exp;
+    p->split_ok = 0;
     int cnt = 0;
     tok t;
     TRY(parse_list(p, sub, 0, &cnt, &t));
+    p->split_ok = sok;
+    p->unq_exp = unq;
     if (t.kind != T_EOF)
         return unexpected(p, &t);
     if (p->hd_n > p->hd_base)
@@ -1696,6 +1722,63 @@ static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_wo
 
 /* lex_word for any word, byte by byte: what lex_word does for one that
  * lex_simple_word does not take (parse_simple calls it directly for those). */
+/* One field of a word that an unquoted $IFS splits: its text buf[tb, te), its
+ * bytes in the input [sb, se), its flags. */
+typedef struct piece {
+    size_t tb, te, sb, se;
+    uint32_t flags;
+} piece;
+
+/* Length of an unquoted $IFS or ${IFS} at pos (bash splits the word there: with
+ * IFS as bash starts, blank, tab and newline, the expansion is whitespace only,
+ * so it separates fields and leaves nothing), or 0.  Sets p->ifs_set for an
+ * expansion that may assign IFS (${IFS=...}, ${IFS:=...}). */
+static size_t ifs_len(parser *p)
+{
+    const char *s = p->s + p->pos;
+    size_t n = p->end - p->pos;
+    if (n >= 4 && memcmp(s, "$IFS", 4) == 0 && !(n > 4 && is_name_char(s[4])))
+        return 4;
+    if (n >= 6 && memcmp(s, "${IFS}", 6) == 0)
+        return 6;
+    if (n >= 6 && memcmp(s, "${IFS", 5) == 0 && (s[5] == '=' || (s[5] == ':' && n > 6 && s[6] == '=')))
+        p->ifs_set = 1;
+    return 0;
+}
+
+/* Is the unquoted expansion at pos one of IFS that is not plain ($IFS, ${IFS}):
+ * ${IFS:0:1}, ${IFS%?}, whose value, some of IFS's whitespace, splits the word at
+ * run time where this parser cannot tell? */
+static int ifs_other(const parser *p)
+{
+    const char *s = p->s + p->pos;
+    size_t n = p->end - p->pos;
+    return n > 5 && memcmp(s, "${", 2) == 0 && (memcmp(s + 2, "IFS", 3) == 0
+                                                || (n > 6 && memcmp(s + 2, "!IFS", 4) == 0))
+           && (n == 5 || !is_name_char(s[5]));
+}
+
+/* Hand the fields of the word that started at start, text from b0, to p->split:
+ * each field a word, an unquoted empty one dropped (`${IFS}x` is one field). */
+static int split_fields(parser *p, size_t b0, size_t start, uint32_t pbase, sgr_word *w)
+{
+    piece *pc = p->pieces.p;
+    for (uint32_t k = pbase; k < p->pieces.n; k++) {
+        if (pc[k].te == pc[k].tb && !(pc[k].flags & SGR_W_QUOTED))
+            continue;
+        sgr_word *f = vgrow(p, &p->split, sizeof *f);
+        if (!f)
+            return -1;
+        TRY(mkword(p, p->buf + pc[k].tb, pc[k].te - pc[k].tb, pc[k].flags, pc[k].sb,
+                   pc[k].se - pc[k].sb, f));
+    }
+    p->pieces.n = pbase;
+    p->blen = b0;
+    p->split_done = 1;
+    /* *w is a placeholder: parse_simple puts the fields in its place */
+    return mkword(p, "", 0, 0, start, p->pos - start, w);
+}
+
 static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w)
 {
     size_t start = p->pos, b0 = p->blen;
@@ -1703,6 +1786,10 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
     uint64_t bmark = 0;     /* per brace level: saw ',' or '..' */
     unsigned bdepth = 0;
     int bracket = 0;
+    /* an argv word is split at an unquoted $IFS: the field so far */
+    const int split = p->split_ok;
+    uint32_t pbase = p->pieces.n;
+    size_t fs = start, fb = b0;
     while (p->pos < p->end) {
         char ch = p->s[p->pos];
         if ((cclass(ch) & C_PLAIN) && !bdepth && !bracket && p->pos != start) {
@@ -1742,9 +1829,32 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
             TRY(dquote(p, c, owner, nest, &fl));
             continue;
         case '$':
+            if (split) {
+                size_t n = ifs_len(p);
+                if (n) {
+                    piece *f = vgrow(p, &p->pieces, sizeof *f);
+                    if (!f)
+                        return -1;
+                    *f = (piece){fb, p->blen, fs, p->pos, fl};
+                    p->pos += n;
+                    fs = p->pos;
+                    fb = p->blen;
+                    fl = 0;
+                    bmark = 0;
+                    bdepth = 0;
+                    bracket = 0;
+                    continue;
+                }
+                char d = p->pos + 1 < p->end ? p->s[p->pos + 1] : 0;
+                /* an expansion ($'...' and $"..." are quotes, a lone $ a byte) */
+                if (d && (strchr("({[@*#?$!-", d) || is_name_char(d)))
+                    p->unq_exp = ifs_other(p) ? 2 : p->unq_exp ? p->unq_exp : 1;
+            }
             TRY(dollar(p, c, owner, nest, 0, &fl));
             continue;
         case '`':
+            if (split && !p->unq_exp)
+                p->unq_exp = 1;
             TRY(backtick(p, c, owner, nest, 0, &fl));
             continue;
         case '*': case '?':
@@ -1786,6 +1896,13 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
         p->pos++;
     }
 done:
+    if (p->pieces.n > pbase) {
+        piece *f = vgrow(p, &p->pieces, sizeof *f);
+        if (!f)
+            return -1;
+        *f = (piece){fb, p->blen, fs, p->pos, fl};
+        return split_fields(p, b0, start, pbase, w);
+    }
     return word_finish(p, b0, start, fl, w);
 }
 
@@ -2828,6 +2945,96 @@ static int resolve_ref(parser *p, const vref *r, uint32_t nv)
     return 0;
 }
 
+static int same_name(const char *a, size_t an, const char *b, size_t bn)
+{
+    return an == bn && memcmp(a, b, an) == 0;
+}
+
+/* Is name[0..n) a function the line defines? */
+static int is_func(const parser *p, const char *name, size_t n)
+{
+    const vcall *f = p->q->funcs.p;
+    for (uint32_t i = 0; i < p->q->funcs.n; i++)
+        if (same_name(f[i].fn, f[i].fnlen, name, n))
+            return 1;
+    return 0;
+}
+
+/* Does function `from` run function `to` (itself included), through the calls
+ * the bodies of the line's functions make?  A search over names, each function
+ * visited once (seen: one byte per call). */
+static int reaches(parser *p, const char *from, size_t fl, const char *to, size_t tl, uint8_t *seen)
+{
+    if (same_name(from, fl, to, tl))
+        return 1;
+    const vcall *k = p->q->calls.p;
+    for (uint32_t i = 0; i < p->q->calls.n; i++) {
+        if (seen[i] || !same_name(k[i].fn, k[i].fnlen, from, fl) || !is_func(p, k[i].callee, k[i].clen))
+            continue;
+        seen[i] = 1;
+        if (reaches(p, k[i].callee, k[i].clen, to, tl, seen))
+            return 1;
+    }
+    return 0;
+}
+
+/* A fork bomb, found by its structure, not its spelling: a function whose body
+ * runs, in a new process (a pipeline, &, ( ), $( )), a function that runs it
+ * again (:(){ :|:& };: and any other name or spacing) multiplies processes
+ * without end.  Such a call is dynamic. */
+static int fork_code(parser *p)
+{
+    uint32_t n = p->q->calls.n;
+    if (!n)
+        return 0;
+    uint8_t *seen = sg_arena_alloc(p->a, n);
+    if (!seen)
+        return oom(p);
+    for (uint32_t i = 0; i < n; i++) {
+        const vcall *k = &((const vcall *)p->q->calls.p)[i];
+        if (!k->spawn || !is_func(p, k->callee, k->clen))
+            continue;
+        memset(seen, 0, n);
+        if (!reaches(p, k->callee, k->clen, k->fn, k->fnlen, seen))
+            continue;
+        TRY(mark_dynamic_name(p, k->seg, "fork bomb: function '%.*s' runs itself again in "
+                              "a new process, without end", k->fn, k->fnlen));
+    }
+    return 0;
+}
+
+/* IFS changed on the line: bash splits every unquoted expansion by it from there
+ * on, and where that is this flow-blind pass does not tell, so every segment of
+ * this parse whose words hold one (SPLITS) is dynamic.  An IFS=... before a
+ * command is its own, unless the command is a function (bash keeps it for the
+ * body); IFS changed in arithmetic or by ${IFS=...} counts too. */
+static int ifs_code(parser *p, uint32_t seg0, uint32_t var0)
+{
+    sgr_cmdline *cl = p->cl;
+    int changed = p->ifs_set;
+    for (uint32_t i = var0; i < cl->nvars && !changed; i++) {
+        const sgr_shvar *v = &cl->vars[i];
+        if (!same_name(v->name, v->nlen, "IFS", 3))
+            continue;
+        if (!(v->flags & SGR_VAR_PREFIX))
+            changed = 1;
+        else if (v->seg >= 0 && cl->seg[v->seg].argc
+                 && is_func(p, cl->seg[v->seg].argv[0].text, cl->seg[v->seg].argv[0].len))
+            changed = 1;
+    }
+    const vref *r = p->q->refs.p;
+    for (uint32_t i = 0; i < p->q->refs.n && !changed; i++)
+        if (r[i].kind == REF_ARITH && same_name(r[i].name, r[i].nlen, "IFS", 3))
+            changed = 1;
+    if (!changed)
+        return 0;
+    for (uint32_t j = seg0; j < cl->nseg; j++)
+        if (cl->seg[j].flags & SGR_SEG_SPLITS)
+            TRY(mark_dynamic(p, (int32_t)j, "IFS is changed on this line: the unquoted "
+                             "expansions in this command split into words at run time"));
+    return 0;
+}
+
 /* The end of a parse: read everything queued (scans first: they queue refs), the
  * values of this parse's integer variables, and the variables refs name, until
  * nothing is left.  var0: the first of this parse's variables. */
@@ -2836,8 +3043,10 @@ static int resolve_code(parser *p, uint32_t var0)
     codeq *q = p->q;
     sgr_cmdline *cl = p->cl;
     uint32_t nv = cl->nvars;
-    if (!q->refs.n && !q->scans.n && nv == var0)
+    if (!q->refs.n && !q->scans.n && nv == var0 && !q->calls.n && !p->ifs_set)
         return 0;       /* most lines */
+    TRY(fork_code(p));
+    TRY(ifs_code(p, p->seg0, var0));
     /* declare -i x: every value x is given on the line is arithmetic */
     for (uint32_t i = var0; i < nv; i++) {
         if (!(cl->vars[i].flags & SGR_VAR_INTEGER))
@@ -3026,6 +3235,37 @@ static int lex_subscript_assign(parser *p, const ctx *c, int32_t idx, size_t n, 
     return mark_dynamic(p, idx, "assigns an array element (NAME[...]=): not analysed");
 }
 
+/* After an argv word of segment idx was lexed (its slot is argv's last): put the
+ * fields an unquoted $IFS split it into in its place, and note on the segment
+ * that an unquoted expansion in its words splits at run time (for the IFS
+ * analysis at the end of the parse: SPLITS). */
+static int take_fields(parser *p, int32_t idx, vec *argv, uint32_t *wleft, size_t start)
+{
+    if (p->unq_exp) {
+        p->cl->seg[idx].flags |= SGR_SEG_SPLITS;
+        if (p->unq_exp == 2)
+            TRY(mark_dynamic(p, idx, "the value of IFS splits a word here at run time"));
+        p->unq_exp = 0;
+    }
+    if (!p->split_done)
+        return 0;
+    p->split_done = 0;
+    p->cl->seg[idx].flags |= SGR_SEG_SPLITS;
+    argv->n--;                  /* the placeholder, whose count the fields take */
+    ++*wleft;
+    const sgr_word *f = p->split.p;
+    for (uint32_t k = 0; k < p->split.n; k++) {
+        if (!(*wleft)--)
+            return too_many_words(p, start);
+        sgr_word *w = vgrow(p, argv, sizeof *w);
+        if (!w)
+            return -1;
+        *w = f[k];
+    }
+    p->split.n = 0;
+    return 0;
+}
+
 /* Words a simple command keeps on the C stack before its argv needs the arena:
  * most commands have fewer, and then argv is allocated once at its final size.
  * More spill into an arena vector of twice as many, which then grows as vgrow
@@ -3125,7 +3365,10 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             int blank = j < e && s[j] == ' ';
             if (!blank && !word_ends(s, e, j)) {
                 p->pos = i;
+                p->split_ok = 1;
                 TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
+                p->split_ok = 0;
+                TRY(take_fields(p, idx, &argv, &wleft, start));
                 i = endp = p->pos;
                 continue;
             }
@@ -3193,8 +3436,14 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         int da = argv.n && decl_array(p, &argv, i);
         if (!(w = vgrow(p, nl ? &asg : &argv, sizeof *w)))
             return -1;
-        TRY(nl || da ? lex_assign(p, c, idx, da ? assign_len(p) : nl, w)
-                     : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
+        if (nl || da)
+            TRY(lex_assign(p, c, idx, da ? assign_len(p) : nl, w));
+        else {
+            p->split_ok = 1;
+            TRY(lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
+            p->split_ok = 0;
+            TRY(take_fields(p, idx, &argv, &wleft, start));
+        }
         i = endp = p->pos;
     }
     p->pos = endp;
@@ -3517,6 +3766,29 @@ static int parse_case(parser *p, const ctx *c, const ctx *body, size_t st)
 
 static int parse_compound(parser *p, const ctx *c, int kw, int lparen);
 
+/* The function name[0..nl) was defined with body segments [start, nseg): record
+ * it and the commands its body runs, for fork_code. */
+static int func_calls(parser *p, const char *name, size_t nl, uint32_t start)
+{
+    vcall *f = vgrow(p, &p->q->funcs, sizeof *f);
+    if (!f)
+        return -1;
+    *f = (vcall){name, NULL, (uint32_t)nl, 0, -1, 0};
+    for (uint32_t j = start; j < p->cl->nseg; j++) {
+        const sgr_segment *sg = &p->cl->seg[j];
+        if (!sg->argc || (sg->argv[0].flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)))
+            continue;
+        vcall *k = vgrow(p, &p->q->calls, sizeof *k);
+        if (!k)
+            return -1;
+        int spawn = sg->pipe_len > 1 || (sg->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL))
+                    || sg->nest == SGR_NEST_CMDSUB || sg->nest == SGR_NEST_PROCSUB;
+        *k = (vcall){name, sg->argv[0].text, (uint32_t)nl, sg->argv[0].len, (int32_t)j,
+                     (uint8_t)spawn};
+    }
+    return 0;
+}
+
 /* function_def -> NAME '(' ')' linebreak compound_command redirect*
  *               | 'function' NAME ['(' ')'] linebreak compound_command redirect* */
 static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
@@ -3528,6 +3800,7 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     size_t nl = lit_len(p);
     if (!nl)
         return fail(p, st, p->pos - st + 1, "function definition needs a name");
+    const char *name = p->s + p->pos;
     p->pos += nl;
     skip_blanks(p);
     if (p->pos < p->end && p->s[p->pos] == '(') {
@@ -3557,7 +3830,8 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     } else
         TRY(parse_compound(p, &fc, kw, t.kind == T_LPAREN));
     leave(p);
-    return compound_redirs(p, &fc, start);
+    TRY(compound_redirs(p, &fc, start));
+    return func_calls(p, name, nl, start);
 }
 
 /* compound_command -> brace_group | subshell | if_clause | while_clause

@@ -106,7 +106,8 @@ typedef enum {
     X(CONTROL,    0x0008, "inside if/while/until/for/case/function body or condition") \
     X(FUNCDEF,    0x0010, "inside a function definition body") \
     X(MOREARGS,   0x0020, "receives more arguments at run time (xargs)") \
-    X(NEGATED,    0x0040, "preceded by !")
+    X(NEGATED,    0x0040, "preceded by !") \
+    X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time")
 
 enum {
 #define X(name, bit, doc) SGR_SEG_##name = bit,

@@ -15,7 +15,7 @@
  * ` ,[]"\@` or a control byte; then @FLAGS when non-zero: Q quoted, V var, C cmdsub,
  * A arith, P procsub, G glob, B brace, T tilde, X $'...', R NAME=(...).  A redirection is
  * [fd]op target, heredocs as <<[-]['] body ('- strip tabs, ' quoted delimiter).
- * Segment flags: DYN BG SUB CTL FN MORE NEG.
+ * Segment flags: DYN BG SUB CTL FN MORE NEG SPL.
  * Run with -u to print every case with the actual rendering (to regenerate; check
  * the result by hand before committing it). */
 #include "check.h"
@@ -137,7 +137,7 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
     static const struct { uint32_t bit; const char *name; } sf[] = {
         {SGR_SEG_DYNAMIC, "DYN"}, {SGR_SEG_BACKGROUND, "BG"}, {SGR_SEG_SUBSHELL, "SUB"},
         {SGR_SEG_CONTROL, "CTL"}, {SGR_SEG_FUNCDEF, "FN"}, {SGR_SEG_MOREARGS, "MORE"},
-        {SGR_SEG_NEGATED, "NEG"},
+        {SGR_SEG_NEGATED, "NEG"}, {SGR_SEG_SPLITS, "SPL"},
     };
     for (uint32_t i = 0; i < cl->nseg; i++) {
         const sgr_segment *s = &cl->seg[i];
