@@ -2379,10 +2379,9 @@ static int assign_word(parser *p, int32_t seg, const sgr_word *w, uint32_t flags
         return 0;
     if (!eq)    /* `declare x` assigns nothing; `declare -i x` makes x an integer */
         return flags & SGR_VAR_INTEGER ? add_var(p, seg, t, name_len, "", 0, 0, flags, w->span) : 0;
-    /* += adds to a value this analysis does not join: unknown */
-    int unknown = append || (w->flags & W_RUNTIME);
+    int unknown = (w->flags & W_RUNTIME) != 0;
     return add_var(p, seg, t, name_len, unknown ? NULL : *vs, unknown ? 0 : *vn, w->flags,
-                   flags, w->span);
+                   flags | (append ? SGR_VAR_APPEND : 0), w->span);
 }
 
 /* Operand w of segment si is code of scan mode (SC_NAME, SC_ARITH): queue its text
@@ -2559,6 +2558,11 @@ static int dbrack_code(parser *p, int32_t si)
             TRY(code_operand(p, si, o, o->text, o->len, SC_NAME));
             continue;
         }
+        if (w->len == 2 && memcmp(w->text, "=~", 2) == 0) {
+            /* the match's groups come from the operand's value */
+            TRY(add_var(p, si, "BASH_REMATCH", 12, NULL, 0, 0, 0, sg->span));
+            continue;
+        }
         for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
             if (w->len != 3 || memcmp(w->text, ops[k], 3) != 0)
                 continue;
@@ -2637,6 +2641,8 @@ static int code_segment(parser *p, int32_t si)
             TRY(code_operand(p, si, w, w->text, w->len, SC_NAME));
             TRY(add_var(p, si, w->text, w->len, NULL, 0, w->flags, 0, w->span));
         }
+        if (k >= p->cl->seg[si].argc && !o.on['a'])
+            TRY(add_var(p, si, "REPLY", 5, NULL, 0, 0, 0, sg->span));
         return 0;
     case BI_PRINTF:
     case BI_WAIT:
@@ -2677,7 +2683,12 @@ static int code_segment(parser *p, int32_t si)
             TRY(add_var(p, si, "MAPFILE", 7, NULL, 0, 0, 0, sg->span));
         return 0;
     case BI_GETOPTS:
-        return 0;
+        /* getopts OPTSTRING NAME: NAME and OPTARG come from the arguments */
+        if (k + 1 < p->cl->seg[si].argc) {
+            const sgr_word *w = &p->cl->seg[si].argv[k + 1];
+            TRY(add_var(p, si, w->text, w->len, NULL, 0, w->flags, 0, w->span));
+        }
+        return add_var(p, si, "OPTARG", 6, NULL, 0, 0, 0, sg->span);
     case BI_DECLARE:
         if (o.on['f'] || o.on['F'] || o.on['p'])
             return 0;       /* functions, or a listing */
@@ -2851,6 +2862,11 @@ static int run_scan(parser *p, const vscan *v)
     return mark_dynamic(p, o, sp.msg);
 }
 
+static int same_name(const char *a, size_t an, const char *b, size_t bn)
+{
+    return an == bn && memcmp(a, b, an) == 0;
+}
+
 /* A small set of (name, kind) pairs, open addressing in the arena. */
 typedef struct nameset {
     vref *slot;
@@ -2917,13 +2933,19 @@ static int resolve_ref(parser *p, const vref *r, uint32_t nv)
     const char *fmt = unknown[r->kind];
     if ((n[0] >= '0' && n[0] <= '9') || n[0] == '@' || n[0] == '*' || (r->nlen == 1 && n[0] == '_'))
         return mark_dynamic_name(p, r->owner, fmt, n, r->nlen);
+    /* an integer variable holds a number: what it was given was read as
+     * arithmetic when it was given (resolve_code) */
+    for (uint32_t i = 0; i < nv; i++)
+        if ((p->cl->vars[i].flags & SGR_VAR_INTEGER) && same_name(p->cl->vars[i].name, p->cl->vars[i].nlen, n, r->nlen))
+            return 0;
     int found = 0;
     for (uint32_t i = 0; i < nv; i++) {
         const sgr_shvar *v = &p->cl->vars[i];
         if (v->nlen != r->nlen || memcmp(v->name, n, r->nlen) != 0)
             continue;
         found = 1;
-        if (v->flags & SGR_VAR_UNKNOWN)
+        /* x+=... joins values this analysis does not join: unknown */
+        if (v->flags & (SGR_VAR_UNKNOWN | SGR_VAR_APPEND))
             return mark_dynamic_name(p, r->owner, fmt, n, r->nlen);
         TRY(add_scan(p, r->owner, v->value, v->vlen, mode[r->kind], v->span));
     }
@@ -2943,11 +2965,6 @@ static int resolve_ref(parser *p, const vref *r, uint32_t nv)
         }
     }
     return 0;
-}
-
-static int same_name(const char *a, size_t an, const char *b, size_t bn)
-{
-    return an == bn && memcmp(a, b, an) == 0;
 }
 
 /* Is name[0..n) a function the line defines? */
@@ -3678,6 +3695,8 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
     const char *name = p->s + p->pos;
     sgr_span nsp = mkspan(p, p->pos, nl);
     p->pos += nl;
+    if (kwlen != 3)
+        TRY(add_var(p, -1, "REPLY", 5, NULL, 0, 0, 0, nsp));    /* select reads a reply */
     TRY(skip_linebreaks(p, &t));
     if (t.kind == T_WORD && keyword_at(p) == KW_IN) {
         p->pos += 2;

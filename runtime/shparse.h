@@ -183,7 +183,8 @@ typedef struct sgr_segment {
 #define SGR_VAR_FLAGS(X) \
     X(UNKNOWN, 0x0001, "the value is only known at run time (read, $(...), +=)") \
     X(INTEGER, 0x0002, "declare -i: bash evaluates every value it is given") \
-    X(PREFIX,  0x0004, "NAME=value before a command: set for that command only")
+    X(PREFIX,  0x0004, "NAME=value before a command: set for that command only") \
+    X(APPEND,  0x0008, "NAME+=value: the value is added to what the variable holds")
 
 enum {
 #define X(name, bit, doc) SGR_VAR_##name = bit,

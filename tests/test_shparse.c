@@ -338,6 +338,10 @@ static const char *const tricky[] = {
     "cat <<-'X' <<<\"hs $(id)\"\n\tbody $(not)\n\tX\nls # comment\r\npwd \\\n -la",
     "for ((i=0; i<$(n); i++)); do echo $i; done 2>/dev/null; x=(1 $(two) 3); ! true",
     "`echo \\`id\\``; eval \"$cmd\"; ${x}y; * ; ~/bin/x; echo \"unterminated",
+    "x='a[$(id)]'; test -v 'b[$(rm x)]'; echo $((x)) ${!x} ${c['$(y)']} ${d:'$(z)':1}; (( 'e[$(w)]' ))",
+    "declare -i n='a[$(q)]'; read m; let m++ \"n=$m\"; [[ $m -eq 'f[$(v)]' ]]; mapfile -C 'u' -c 1 a",
+    "cat <<EOF && [[ -n x &&\nEO\\\nF\n -n y ]]; x=$(cat <<E\nE rm x )\necho $(cat <<A) b\nA\n",
+    "rm -r -f${IFS}/; IFS=,; rm $x; f() { f | f & }; f; a[ '$(t)' ]=1; p='$(s)'; echo ${p@P}",
 };
 
 /* Every prefix of the tricky lines must parse to 0 or -1 without crashing (ASan
@@ -449,6 +453,20 @@ static void nested(void)
         for (uint32_t j = 0; j < c2.nseg; j++)
             CHECK(c2.seg[j].parent < (int32_t)j && c2.seg[j].pipeline < c2.npipelines);
     }
+
+    /* a script reads what the line assigned (x='a[$(id)]' bash -c 'echo $((x))'): the
+     * value's $(...) is a command of the script's echo, whose output, evaluated as
+     * arithmetic, makes it dynamic; a script that fails keeps none of its variables */
+    sgr_cmdline c3;
+    const char *l3 = "x='a[$(id)]' bash -c 'echo $((x))'";
+    CHECK(sgr_sh_parse(&a, l3, strlen(l3), NULL, &c3) == 0 && c3.nseg == 1 && c3.nvars == 1);
+    CHECK(sgr_sh_parse_nested(&a, &c3, "echo $((x))", 11, 0, SGR_NEST_SCRIPT, 1, sp, NULL) == 0);
+    CHECK(c3.nseg == 3 && (c3.seg[1].flags & SGR_SEG_DYNAMIC));
+    CHECK(c3.nseg == 3 && c3.seg[2].parent == 1 && c3.seg[2].nest == SGR_NEST_CMDSUB);
+    if (c3.nseg == 3)
+        CHECK_STR(c3.seg[2].argv[0].text, "id");
+    CHECK(sgr_sh_parse_nested(&a, &c3, "y=1; echo 'z", 12, 0, SGR_NEST_SCRIPT, 1, sp, NULL) == -1);
+    CHECK(c3.nseg == 3 && c3.nvars == 1);
 
     /* too deep */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
