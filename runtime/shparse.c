@@ -1980,7 +1980,9 @@ static int array_word(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
  * lexing it made are dropped. */
 static int heredoc_word(parser *p, const ctx *c, int32_t owner, sgr_word *w)
 {
-    uint32_t n0 = p->cl->nseg, pl0 = p->cl->npipelines, h0 = p->hd_n;
+    codeq *q = p->q;
+    uint32_t n0 = p->cl->nseg, pl0 = p->cl->npipelines, h0 = p->hd_n, v0 = p->cl->nvars;
+    uint32_t r0 = q->refs.n, s0 = q->scans.n, f0 = q->funcs.n, k0 = q->calls.n;
     size_t start = p->pos;
     TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, w));
     if (p->pos < p->end && p->s[p->pos] == '\r') {
@@ -1999,9 +2001,15 @@ static int heredoc_word(parser *p, const ctx *c, int32_t owner, sgr_word *w)
         }
         TRY(word_finish(p, b0, start, fl, w));
     }
+    /* and what the analysis of code in values recorded for them */
     p->cl->nseg = n0;
     p->cl->npipelines = pl0;
     p->hd_n = h0;
+    p->cl->nvars = v0;
+    q->refs.n = r0;
+    q->scans.n = s0;
+    q->funcs.n = f0;
+    q->calls.n = k0;
     return 0;
 }
 
@@ -2823,7 +2831,7 @@ static int run_scan(parser *p, const vscan *v)
     sp.q = q;
     sp.refkind = REF_NONE;
     uint32_t n0 = cl->nseg, pl0 = cl->npipelines, v0 = cl->nvars, r0 = q->refs.n, s0 = q->scans.n;
-    uint32_t fl = 0;
+    uint32_t f0 = q->funcs.n, k0 = q->calls.n, fl = 0;
     if ((uint32_t)c.depth + 1 > sp.maxdepth)
         fail(&sp, 0, 0, "nesting deeper than %u", sp.maxdepth);
     else if (alloc_buf(&sp, v->len) == 0) {
@@ -2841,7 +2849,9 @@ static int run_scan(parser *p, const vscan *v)
             words_text(&sp, &c, o, &fl);
             break;
         default: {
+            /* the script's commands are one level down, as sgr_sh_parse_nested's */
             ctx sc = {o, SGR_NEST_SCRIPT, (uint16_t)(c.depth + 1), c.segflags};
+            sp.rdepth = sc.depth;
             if (parse_program(&sp, &sc) == 0)
                 for (uint32_t j = n0; j < cl->nseg; j++)
                     if (cl->seg[j].depth == sc.depth)
@@ -2859,6 +2869,8 @@ static int run_scan(parser *p, const vscan *v)
     cl->nvars = v0;
     q->refs.n = r0;
     q->scans.n = s0;
+    q->funcs.n = f0;
+    q->calls.n = k0;
     return mark_dynamic(p, o, sp.msg);
 }
 
@@ -3174,12 +3186,12 @@ out:
     return 0;
 }
 
-/* Is the word at i, in a command whose words so far are argv, a NAME=(...) array
+/* Is the word at i, in a command whose first `done` words are argv's, a NAME=(...) array
  * assignment bash reads as one: an operand of declare, typeset, local, export or
  * readonly, the only commands whose operands it parses as assignments? */
-static int decl_array(const parser *p, const vec *argv, size_t i)
+static int decl_array(const parser *p, const vec *argv, uint32_t done, size_t i)
 {
-    if (!argv->n)
+    if (!done)
         return 0;
     const sgr_word *w0 = argv->p;
     int bi = builtin_of(w0);
@@ -3389,7 +3401,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
                 i = endp = p->pos;
                 continue;
             }
-            if (j < e && s[j] == '(' && s[j - 1] == '=' && decl_array(p, &argv, i)) {
+            if (j < e && s[j] == '(' && s[j - 1] == '=' && decl_array(p, &argv, argv.n - 1, i)) {
                 /* declare a=(1 2): an array assignment, as bash reads it there */
                 p->pos = i;
                 TRY(lex_assign(p, c, idx, assign_len(p), w));
@@ -3450,7 +3462,7 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             i = endp = p->pos;
             continue;
         }
-        int da = argv.n && decl_array(p, &argv, i);
+        int da = decl_array(p, &argv, argv.n, i);
         if (!(w = vgrow(p, nl ? &asg : &argv, sizeof *w)))
             return -1;
         if (nl || da)
