@@ -37,7 +37,12 @@
  *   The delimiter line is found as bash finds it (heredoc_lines), and a \r is a
  *   byte of the delimiter word.  Commands in a body's $(...) get nest HEREDOC and
  *   are moved to follow the segment owning the heredoc.
- * - `>&word` with a non-numeric literal word is stored as BOTH (bash: &>word). */
+ * - `>&word` with a non-numeric literal word is stored as BOTH (bash: &>word).
+ * - What bash evaluates as code in values (arithmetic, NAME operands, prompts) is
+ *   read as it is lexed and, for variables, at the end of the parse ("code in
+ *   values"); an unquoted $IFS splits its word into fields; a line that changes
+ *   IFS makes its SPLITS segments dynamic; fork bombs are found from the functions
+ *   the line defines (fork_code). */
 
 #define HARD_DEPTH 200u
 

@@ -175,7 +175,13 @@ typedef struct sgr_segment {
  *   SEMI); `;;` and what follows a compound command are not recorded.
  * - `[[ ... ]]` and `(( ... ))` are segments with argv "[[" ... "]]" and
  *   "((", EXPR, "))".  `time`, `coproc` are ordinary program names.
- * - An unquoted \r separates commands like a newline. */
+ * - An unquoted \r separates commands like a newline, but belongs to a heredoc's
+ *   delimiter word, as bash reads it.
+ * - An unquoted $IFS / ${IFS} splits an argv word into several (as bash with IFS as it
+ *   starts); commands found in values bash evaluates (arithmetic, NAME operands of
+ *   builtins, ${x@P}, the values of variables evaluated there) are CMDSUB segments
+ *   of the segment that evaluates them, or the segment is DYNAMIC (runtime code);
+ *   a header (`for ((...))`) that has no segment gets an empty DYNAMIC one. */
 
 /* A variable the line assigns, as the parser records it for what bash evaluates in
  * values (see sgr_sh_parse): NAME=value words, declare/local/export/readonly/typeset
