@@ -1971,7 +1971,7 @@ static int array_word(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
             return 0;
         }
     }
-    sgr_word tmp;
+    sgr_word tmp = {0};
     TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &tmp));
     *fl |= f | tmp.flags;
     return 0;
@@ -1998,7 +1998,7 @@ static int heredoc_word(parser *p, const ctx *c, int32_t owner, sgr_word *w)
             TRY(put(p, '\r'));
             p->pos++;
             if (p->pos < p->end && !is_meta(p->s[p->pos])) {
-                sgr_word part;
+                sgr_word part = {0};
                 TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &part));
                 TRY(putn(p, part.text, part.len));
                 fl |= part.flags;
@@ -3261,7 +3261,7 @@ static int lex_subscript_assign(parser *p, const ctx *c, int32_t idx, size_t n, 
     uint32_t fl = 0;
     p->pos = (size_t)(open - p->s) + 1;
     TRY(arith_text(p, c, idx, SGR_NEST_CMDSUB, &fl, start, AT_BRACKET, "["));
-    sgr_word rest;
+    sgr_word rest = {0};
     TRY(lex_word(p, c, idx, SGR_NEST_CMDSUB, &rest));
     p->blen = b0;
     TRY(putn(p, p->s + start, p->pos - start));
@@ -3722,7 +3722,7 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
             if (t.kind == T_WORD) {
                 /* each word is a value of the variable; a file name from a glob
                  * or brace word is only known at run time */
-                sgr_word w;
+                sgr_word w = {0};
                 TRY(lex_word(p, c, c->parent, SGR_NEST_CMDSUB, &w));
                 int unknown = (w.flags & (W_RUNTIME | SGR_W_GLOB | SGR_W_BRACE)) != 0;
                 TRY(add_var(p, -1, name, nl, unknown ? NULL : w.text, unknown ? 0 : w.len,
