@@ -953,6 +953,59 @@ static int split_case(char *s, char **cmd, char **rule)
     return d < 0 ? -2 : d;
 }
 
+/* Read the next case of a case file into *line (getline's buffer and size): one
+ * line, joined with the lines after it that start with "| " (or are "|"), each
+ * after a newline, so that a command can span lines (a here-document).  *ln is
+ * the number of the case's first line, *next the file's line count so far.  -1 at
+ * the end.  *held keeps the line read ahead (getline-allocated), or NULL. */
+static ssize_t case_getline(char **line, size_t *cap, FILE *f, char **held, unsigned *ln,
+                            unsigned *next)
+{
+    ssize_t n;
+    if (*held) {
+        free(*line);
+        *line = *held;
+        *cap = strlen(*held) + 1;
+        *held = NULL;
+        n = (ssize_t)strlen(*line);
+    } else if ((n = getline(line, cap, f)) < 0)
+        return -1;
+    *ln = ++*next;
+    for (;;) {
+        char *more = NULL;
+        size_t mc = 0;
+        ssize_t m = getline(&more, &mc, f);
+        if (m < 0) {
+            free(more);
+            return n;
+        }
+        if (!(more[0] == '|' && (more[1] == ' ' || more[1] == '\n' || more[1] == '\0'))) {
+            *held = more;
+            return n;
+        }
+        ++*next;
+        if (n && (*line)[n - 1] == '\n')
+            n--;
+        size_t add = more[1] == ' ' ? (size_t)m - 2 : 0;
+        if (add && more[2 + add - 1] == '\n')
+            add--;
+        if ((size_t)n + add + 2 > *cap) {
+            char *g = realloc(*line, (size_t)n + add + 2);
+            if (!g) {
+                free(more);
+                return -1;
+            }
+            *line = g;
+            *cap = (size_t)n + add + 2;
+        }
+        (*line)[n++] = '\n';
+        memcpy(*line + n, more + 2, add);
+        n += (ssize_t)add;
+        (*line)[n] = '\0';
+        free(more);
+    }
+}
+
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does.  The command is the text
  * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
@@ -964,15 +1017,14 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return EX_NOINPUT;
     }
-    char *line = NULL;
+    char *line = NULL, *held = NULL;
     size_t cap = 0;
-    unsigned ln = 0;
+    unsigned ln = 0, nread = 0;
     sg_policy *p = shared;
     sgr_ctx *ctx = shared_ctx;
     int rc = 0;
     cli po = *o;
-    while (getline(&line, &cap, f) >= 0) {
-        ln++;
+    while (case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *s = trim(line);
         if (strncmp(s, "#policy ", 8) == 0 && !p && !o->policy) {
             po.policy = trim(s + 8);
@@ -1016,6 +1068,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             (*fail)++;
     }
     free(line);
+    free(held);
     fclose(f);
     if (!shared) {
         sgr_ctx_free(ctx);
@@ -1191,12 +1244,11 @@ static int fz_read_cases(const char *path, fz_set *s)
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return EX_NOINPUT;
     }
-    char *line = NULL;
+    char *line = NULL, *held = NULL;
     size_t cap = 0;
-    unsigned ln = 0;
+    unsigned ln = 0, nread = 0;
     int rc = 0;
-    while (!rc && getline(&line, &cap, f) >= 0) {
-        ln++;
+    while (!rc && case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *t = trim(line);
         if (!*t || *t == '#')
             continue;
@@ -1206,6 +1258,7 @@ static int fz_read_cases(const char *path, fz_set *s)
             rc = EX_SOFTWARE;
     }
     free(line);
+    free(held);
     fclose(f);
     return rc;
 }

@@ -1328,6 +1328,167 @@ static int t_feed(const line *l, uint64_t *rng, char **out)
     return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
 }
 
+/* ---- code bash finds in values: arithmetic, NAME operands, here-documents ------ */
+
+/* A program alone in its pipeline whose exit status nothing after it reads (its
+ * list goes on with ';' or ends; not a condition, not negated, not in the
+ * background), without a here-document of its own: it may run inside a
+ * substitution instead, its output captured. */
+static int seg_wrap_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_prog_ok(l, s) || s->pipe_len != 1 || seg_has_heredoc(s)
+        || (s->flags & (SGR_SEG_CONTROL | SGR_SEG_NEGATED | SGR_SEG_BACKGROUND))
+        || !(s->connector == SGR_CONN_END || s->connector == SGR_CONN_SEMI))
+        return 0;
+    /* a redirection of a group around it ({ ...; } >f) would get no output */
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].target.span.off < s->span.off
+            || s->redirs[i].target.span.off >= s->span.off + s->span.len)
+            return 0;
+    return !memchr(l->s + s->span.off, '\n', s->span.len);
+}
+
+/* Does the command text t[0..n) hold a byte of set? */
+static int has_any(const char *t, size_t n, const char *set)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strchr(set, t[i]))
+            return 1;
+    return 0;
+}
+
+/* The segment's text replaced by fmt, with every \1 in fmt standing for it. */
+static int wrap_seg(const line *l, const sgr_segment *s, const char *fmt, char **out)
+{
+    sb rep = { 0 };
+    for (const char *f = fmt; *f; f++) {
+        if (*f == '\1')
+            sb_add(&rep, l->s + s->span.off, s->span.len);
+        else
+            sb_ch(&rep, *f);
+    }
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
+/* arith, arith-name: CMD runs as $(CMD) where bash evaluates arithmetic or a NAME
+ * operand; each form evaluates it exactly once and fails in no way that stops the
+ * line (its output, a stub's NAME-out, is a valid expression).  Forms that quote
+ * CMD need it free of single quotes; the arithmetic forms, of quotes, backslashes
+ * and parentheses (bash finds the end of (( )) by its own matching). */
+static int t_arith(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    static const char *const expr[] = {
+        "(( a[$(\1)] ))", ": $(( a[$(\1)] ))", ": $[ a[$(\1)] ]", ": ${a[$(\1)]}",
+        ": ${PWD:$(\1):1}", "for (( i=0; i<a[$(\1)]; i++ )); do :; done",
+        "[[ a[$(\1)] -eq 0 ]]", "x='a[$(\1)]'; : $((x))", "x='a[$(\1)]'; : ${!x}",
+        "p='$(\1)'; : ${p@P}",
+    };
+    static const char *const name[] = {
+        "test -v 'a[$(\1)]'", "[ -v 'a[$(\1)]' ]", "[[ -v 'a[$(\1)]' ]]", "read 'a[$(\1)]' <<<x",
+        "printf -v 'a[$(\1)]' x", "declare 'a[$(\1)]=1'", "let 'a[$(\1)]=1'",
+        "mapfile -C '\1; :' -c 1 a <<<x", "command test -v 'a[$(\1)]'",
+    };
+    const sgr_segment *s = pick_seg(l, seg_wrap_ok, rng);
+    if (!s)
+        return 0;
+    const char *txt = l->s + s->span.off;
+    size_t n = s->span.len;
+    int quoted_ok = !memchr(txt, '\'', n), bare_ok = !has_any(txt, n, "()'\"\\`");
+    const char *const *forms = t == SGM_ARITH_EXPR ? expr : name;
+    size_t nf = t == SGM_ARITH_EXPR ? sizeof expr / sizeof *expr : sizeof name / sizeof *name;
+    for (unsigned tries = 0; tries < 8; tries++) {
+        const char *f = forms[rnd(rng, nf)];
+        if ((strchr(f, '\'') && !quoted_ok) || ((strstr(f, "((") || strstr(f, "$[")) && !bare_ok))
+            continue;
+        return wrap_seg(l, s, f, out);
+    }
+    return 0;
+}
+
+/* A line whose here-documents, if any, are all complete before its end: text
+ * may go after it, or before it. */
+static int line_heredoc_free(const line *l)
+{
+    return !memmem(l->s, l->len, "<<", 2);
+}
+
+/* heredoc: a here-document before the line (its commands then run as before), in
+ * one of the delimiter forms whose end shellgate must find where bash finds it.
+ * echo -n reads no input and prints nothing. */
+static int t_heredoc(const line *l, uint64_t *rng, char **out)
+{
+    static const char *const pre[] = {
+        "echo -n <<'EOF'\nx\nEOF\n",
+        "echo -n <<EOF\nEO\\\nF\n",
+        "echo -n <<-EOF\n\tEOF\n",
+        "echo -n <<-EOF\n\t\\\n\tEOF\n",
+        "echo -n <<E\"O\"F\n$(x)\nEOF\n",
+        "echo -n <<\\EOF\n$(x)\nEOF\n",
+        "echo -n <<'E'OF\nEO\\\nF\nEOF\n",
+        "echo -n <<A <<-B\nA\n\tB\n",
+        "echo -n <<EOF\r\nEOF\r\n",
+        ": $(echo -n <<EOF\nEOF)\n",
+        "echo -n <<E\\\nOF\nEOF\n",
+    };
+    if (!l->len)
+        return 0;
+    /* a line that starts or ends with an operator (`; ls`, `ls &&`) has an empty
+     * command there, which a line before or after it would fill */
+    size_t a = 0, z = l->len;
+    while (a < z && (l->s[a] == ' ' || l->s[a] == '\t'))
+        a++;
+    while (z > a && (l->s[z - 1] == ' ' || l->s[z - 1] == '\t'))
+        z--;
+    if (a == z || strchr(";&|", l->s[a]))
+        return 0;
+    int ends_open = strchr(";&|", l->s[z - 1]) != NULL;
+    sb o = { 0 };
+    if (rnd(rng, 4) == 0 && line_heredoc_free(l) && !ends_open) {
+        /* or after it, never ended: the end of the input ends it */
+        sb_add(&o, l->s, l->len);
+        sb_str(&o, "\necho -n <<EOF\nx");
+    } else {
+        sb_str(&o, pre[rnd(rng, sizeof pre / sizeof *pre)]);
+        sb_add(&o, l->s, l->len);
+    }
+    return sb_done(&o, out);
+}
+
+/* heredoc-body: CMD runs as $(CMD) in the body of an unquoted here-document (the
+ * command's own line must be the last, and hold no here-document: the body goes
+ * after it). */
+static int t_heredoc_body(const line *l, uint64_t *rng, char **out)
+{
+    static const char *const forms[][2] = {
+        {"echo -n <<EOF", "\n$(\1)\nEOF"},
+        {"echo -n <<-EOF", "\n\t$(\1)\n\tEOF"},
+        {"echo -n <<E\\\nOF", "\n$(\1)\nEO\\\nF"},
+        {"echo -n <<A <<B", "\nA\n$(\1)\nB"},
+    };
+    if (!line_heredoc_free(l))
+        return 0;
+    const sgr_segment *s = pick_seg(l, seg_wrap_ok, rng);
+    if (!s || memchr(l->s + s->span.off, '\n', l->len - s->span.off))
+        return 0;
+    size_t k = rnd(rng, sizeof forms / sizeof *forms);
+    sb o = { 0 };
+    sb_add(&o, l->s, s->span.off);
+    sb_str(&o, forms[k][0]);
+    sb_add(&o, l->s + s->span.off + s->span.len, l->len - s->span.off - s->span.len);
+    for (const char *f = forms[k][1]; *f; f++) {
+        if (*f == '\1')
+            sb_add(&o, l->s + s->span.off, s->span.len);
+        else
+            sb_ch(&o, *f);
+    }
+    return sb_done(&o, out);
+}
+
+int sgm_keeps_output(sgm_transform t)
+{
+    return !(t == SGM_ARITH_EXPR || t == SGM_ARITH_NAME || t == SGM_HEREDOC_BODY);
+}
+
 /* The text of a redirection: from its fd number or operator to the end of its
  * target.  0 when it cannot be cut out cleanly ({var}> forms, heredocs). */
 static int redir_extent(const line *l, const sgr_redir *r, size_t *a, size_t *b)
@@ -1468,6 +1629,16 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
         break;
     case SGM_FEED:
         r = t_feed(&l, rng, out);
+        break;
+    case SGM_ARITH_EXPR:
+    case SGM_ARITH_NAME:
+        r = t_arith(t, &l, rng, out);
+        break;
+    case SGM_HEREDOC:
+        r = t_heredoc(&l, rng, out);
+        break;
+    case SGM_HEREDOC_BODY:
+        r = t_heredoc_body(&l, rng, out);
         break;
     default:
         r = 0;

@@ -41,7 +41,11 @@
     X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
     X(IFS,          "ifs",          "${IFS} instead of the blank between two words") \
     X(STATE,        "state",        "a shell variable set to its own value first: PATH=\"$PATH\"; CMD, export/declare/typeset/printf -v/read forms") \
-    X(FEED,         "feed",         "the command as text fed to a shell: echo 'CMD' | sh, printf '%s\\n' 'CMD' | bash -s, bash <(...), source <(...)")
+    X(FEED,         "feed",         "the command as text fed to a shell: echo 'CMD' | sh, printf '%s\\n' 'CMD' | bash -s, bash <(...), source <(...)") \
+    X(ARITH_EXPR,   "arith",        "a command as $(...) in arithmetic: (( a[$(CMD)] )), ${a[$(CMD)]}, x='a[$(CMD)]'; $((x)) (output captured)") \
+    X(ARITH_NAME,   "arith-name",   "a command as $(...) in a builtin's NAME operand: test -v 'a[$(CMD)]', read, printf -v, let (output captured)") \
+    X(HEREDOC,      "heredoc",      "a here-document before the line, in a delimiter form bash ends: EO\\<newline>F, <<-, <<E\"O\"F, $(...) rule") \
+    X(HEREDOC_BODY, "heredoc-body", "a command as $(...) in an unquoted here-document body (output captured)")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,
@@ -73,6 +77,12 @@ typedef struct sgm_list {
     sgm_variant *v;
     size_t n, cap;
 } sgm_list;
+
+/* 1 when transformation t keeps what the command prints; 0 when it captures the
+ * output of the command it moves into a substitution (arith, arith-name,
+ * heredoc-body: the same programs run with the same argv and files, but their
+ * standard output becomes part of an expression). */
+int sgm_keeps_output(sgm_transform t);
 
 /* Apply transformation t once to cmd[0..len), choosing where and how with *rng
  * (a splitmix64 state).  Returns 1 and sets *out (sg_malloc'd) when it applied, 0

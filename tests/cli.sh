@@ -149,6 +149,12 @@ has "$T/out" '"rate_limited":true' "gaia rate limited"
 printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x.cases"
 expect_exit 0 "case file" "$SG" test "$T/x.cases"
 has "$T/out" "2 passed, 0 failed" "test summary"
+# "| " lines continue a case's command after a newline (a here-document); a failing
+# multi-line case is reported at its first line
+printf '#policy default\ncat <<EOF\n| $(rm -rf /)\n| EOF ; deny ; default:rm_root\ncat <<E\n| E ; deny\nls ; allow\n' >"$T/m.cases"
+expect_exit 1 "multi-line case file" "$SG" test "$T/m.cases"
+has "$T/out" "2 passed, 1 failed" "multi-line cases"
+has "$T/err" "m.cases:5: test failed" "a multi-line case fails at its first line"
 
 # symlinks are followed the way the kernel walks them (link/../x goes where the link
 # points), loops are outside every root, and ordinary paths inside stay allowed
