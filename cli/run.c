@@ -685,13 +685,6 @@ int cli_run(int argc, char **argv)
             sgx_session_reset(&sess, err, sizeof err);
             add_warning(&oc, "the session had expired (unused for longer than --session-ttl): it starts afresh");
         }
-        uint32_t ev = sgx_session_evict(sdir, o.session, (uint32_t)o.max_sessions, o.ttl);
-        if (ev) {
-            char *w = sg_arena_alloc(&a, 120);
-            if (w)
-                snprintf(w, 120, "%u other session%s removed (TTL or --max-sessions)", ev, ev == 1 ? " was" : "s were");
-            add_warning(&oc, w);
-        }
         if (sgx_session_apply(&sess, &start) < 0) {
             rc = 70;
             goto done;
@@ -955,6 +948,14 @@ int cli_run(int argc, char **argv)
     if (have_session) {
         oc.rep.session = o.session;
         oc.rep.session_cwd = sess.cwd;
+        /* now that this one is saved (and counts), the old and the many go */
+        uint32_t ev = sgx_session_evict(sdir, o.session, (uint32_t)o.max_sessions, o.ttl);
+        if (ev) {
+            char *w = sg_arena_alloc(&a, 120);
+            if (w)
+                snprintf(w, 120, "%u other session%s removed (TTL or --max-sessions)", ev, ev == 1 ? " was" : "s were");
+            add_warning(&oc, w);
+        }
     }
     sgx_vars_free(&sbx_vars);
 

@@ -10,6 +10,7 @@
  *   param     -> NAME | #NAME | NAME (:- | - | :+ | +) word */
 #include "expand.h"
 #include <glob.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include "common/alloc.h"
@@ -24,6 +25,8 @@ typedef struct fb {
     size_t len, cap;
     int started;                 /* the field exists (a quote or a byte was seen) */
     int has_glob;
+    int colon_tilde;             /* a tilde prefix may follow an unquoted ':' (and
+                                  * ends at one): an assignment's value */
     char **fv;                   /* finished fields (arena strings, heap array) */
     uint32_t fn, fcap;
     int err;                     /* SGX_EX_* once something failed */
@@ -512,25 +515,37 @@ static size_t dollar(fb *f, const char *s, size_t i, size_t end, int in_dq)
     return put(f, '$', in_dq) < 0 ? end : i + 1;
 }
 
-/* ~ at s[i], where a tilde prefix may start.  Returns the index after what was
- * taken (i itself when the ~ is an ordinary byte). */
+/* ~ at s[i], where a tilde prefix may start: ~ is $HOME, ~+ $PWD, ~- $OLDPWD,
+ * ~user that user's home directory; one that names nothing stays as written.
+ * Returns the index after what was taken (i itself when the ~ is an ordinary
+ * byte). */
 static size_t tilde(fb *f, const char *s, size_t i, size_t end)
 {
     size_t j = i + 1;
-    while (j < end && s[j] != '/' && !(f->ctx == SGX_CTX_ASSIGN && s[j] == ':')) {
-        if (strchr("\\'\"$`", s[j]))
+    while (j < end && s[j] != '/' && !(f->colon_tilde && s[j] == ':')) {
+        if (strchr("\\'\"$`*?[", s[j]))
             return i;                   /* a quoted tilde prefix is no prefix */
         j++;
     }
-    if (j > i + 1) {
-        fail(f, SGX_EX_UNSUPPORTED, "~user, ~+ and ~- are not expanded by the executor");
-        return end;
+    const char *dir = NULL;
+    size_t ul = j - i - 1;
+    char user[256];
+    if (ul == 0)
+        dir = var_value(f, "HOME", 4);
+    else if (ul == 1 && s[i + 1] == '+')
+        dir = var_value(f, "PWD", 3);
+    else if (ul == 1 && s[i + 1] == '-')
+        dir = var_value(f, "OLDPWD", 6);
+    else if (ul < sizeof user) {
+        memcpy(user, s + i + 1, ul);
+        user[ul] = '\0';
+        struct passwd *pw = getpwnam(user);
+        dir = pw ? pw->pw_dir : NULL;
     }
-    const char *home = var_value(f, "HOME", 4);
-    if (!home)
-        return i;                       /* bash would ask the password database */
+    if (!dir)
+        return i;
     f->started = 1;
-    for (const char *p = home; *p; p++)
+    for (const char *p = dir; *p; p++)
         if (put(f, *p, 1) < 0)
             return end;
     return j;
@@ -597,7 +612,7 @@ static int lex(fb *f, const char *s, size_t i, size_t end, int in_dq, int tilde_
         } else {
             if (put(f, c, 0) < 0)
                 return -1;
-            if (c == ':' && f->ctx == SGX_CTX_ASSIGN)
+            if (c == ':' && f->colon_tilde)
                 tilde_ok = 1;
             i++;
         }
@@ -634,6 +649,14 @@ int sgx_expand(sgx_expander *e, const char *src, size_t len, int ctx, sgx_fields
         }
         for (i = 0; i <= (size_t)nl; i++)
             put(&f, src[i], 1);
+        f.colon_tilde = 1;
+    } else if (ctx == SGX_CTX_ARGV && sgx_word_is_assign(src, len)) {
+        /* bash (not in POSIX mode) expands ~ after the = and the :s of an argument
+         * that looks like an assignment: --prefix is not one, a=~/b is */
+        int nl = name_len(src, 0, len);
+        for (i = 0; i <= (size_t)nl; i++)
+            put(&f, src[i], 0);
+        f.colon_tilde = 1;
     }
     if (!f.err)
         lex(&f, src, i, len, 0, 1);

@@ -1,14 +1,15 @@
 /* expand.h - what bash does to a word before a command runs, done by shellgate.
  *
  * sgx_expand reads one word as written (its bytes in the line, from the parser's
- * span) and produces the fields a program receives: tilde expansion, parameters
+ * span) and produces the fields a program receives: tilde expansion (~, ~user,
+ * ~+, ~-; after = and : in assignments and assignment-like arguments), parameters
  * ($NAME, ${NAME}, ${NAME:-word} and -, :+, +, ${#NAME}, $?), command substitution
  * $(...) through a callback, quote removal, field splitting of unquoted
  * expansions on blanks and newlines, and pathname expansion of unquoted glob
  * characters against the given directory (no match: the word stays, as in bash).
  * What it does not do is an error naming the construct, never a guess: brace
  * expansion, arithmetic, backquotes, positional and special parameters other than
- * $?, ~user, other ${...} operators.  The fields are what the policy is then shown
+ * $?, other ${...} operators.  The fields are what the policy is then shown
  * as literal words (sgx_quote), so whatever this reading is, the policy decides on
  * exactly what runs.
  *

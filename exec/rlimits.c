@@ -68,6 +68,10 @@ int sgx_rlimits_apply(const sgx_rlimits *r)
         if (r->v[i] == SGX_RL_UNSET)
             continue;
         struct rlimit rl = { (rlim_t)r->v[i], (rlim_t)r->v[i] };
+        /* CPU: the soft limit sends SIGXCPU, the hard one SIGKILL; a second apart,
+         * so the command sees the first (and may say so) */
+        if (i == SGX_RL_CPU && rl.rlim_max != RLIM_INFINITY)
+            rl.rlim_max++;
         struct rlimit cur;
         /* never raise a hard limit the caller already has (that needs privilege
          * and would loosen what the caller set) */

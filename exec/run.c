@@ -488,7 +488,10 @@ static int expand_word(sgx_run *r, line *L, sgx_expander *e, const sgr_word *w, 
         return SGX_STOP;
     if (rc == SGX_EX_UNSUPPORTED)
         return stop(r, SGT_DENY, "executor", "%s: %.*s", e->error, (int)(w->span.len > 200 ? 200 : w->span.len), src);
-    if (!(w->flags & EXPMASK)) {
+    /* the parser marks no tilde in an assignment-like argument (a=~/b), which bash
+     * expands: such a word is rendered, like any other it would change */
+    int tilde_arg = ctx == SGX_CTX_ARGV && memchr(src, '~', w->span.len) && sgx_word_is_assign(src, w->span.len);
+    if (!(w->flags & EXPMASK) && !tilde_arg) {
         if (x->f.n != 1 || strcmp(x->f.v[0], w->text) != 0)
             return stop(r, SGT_DENY, "executor", "the executor reads the word %.*s differently from the parser, "
                         "so it runs none of the line", (int)(w->span.len > 200 ? 200 : w->span.len), src);
