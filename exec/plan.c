@@ -31,10 +31,11 @@ typedef struct pp {
 
 #define MAX_NEST 64u
 
-static const char *msg(sg_arena *a, const char *fmt, const char *s, size_t n)
+/* fmt with one %.*s taking s[0..n), n cut to max */
+static const char *msg(sg_arena *a, const char *fmt, const char *s, size_t n, size_t max)
 {
-    char buf[256];
-    snprintf(buf, sizeof buf, fmt, (int)(n > 24 ? 24 : n), s);
+    char buf[512];
+    snprintf(buf, sizeof buf, fmt, (int)(n > max ? max : n), s);
     char *d = sg_arena_strndup(a, buf, strlen(buf));
     return d ? d : "the executor does not run this line";
 }
@@ -117,7 +118,7 @@ static int gap(sg_arena *a, const char *g, size_t n, tok **v, uint32_t *nt, uint
             while (j < n && g[j] != ' ' && g[j] != '\t' && g[j] != '\n' && g[j] != ';')
                 j++;
             *why = msg(a, "the executor does not run '%.*s' (it runs simple commands joined by ; && || |, "
-                          "( ) subshells and { } groups; no if, for, while, case or functions)", g + i, j - i);
+                          "( ) subshells and { } groups; no if, for, while, case or functions)", g + i, j - i, 24);
             return -1;
         }
         if (add_tok(v, nt, cap, k, 0) < 0)
@@ -380,7 +381,7 @@ sgx_node *sgx_plan(sg_arena *a, const sgr_cmdline *cl, const char *line, size_t 
 {
     *why = NULL;
     if (cl->error) {
-        *why = msg(a, "the line does not parse: %.*s", cl->error, strlen(cl->error));
+        *why = msg(a, "the line does not parse: %.*s", cl->error, strlen(cl->error), 300);
         return NULL;
     }
     if ((*why = unsupported(a, cl)))

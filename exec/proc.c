@@ -23,6 +23,8 @@ int64_t sgx_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static void exec_status(sgx_proc *p);
+
 /* Every descriptor from 3 up gets FD_CLOEXEC (close_range, or one by one). */
 static void cloexec_from_3(void)
 {
@@ -78,6 +80,10 @@ void sgx_proc_done(sgx_proc *p)
         sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
     }
     p->sigfd = -1;
+    exec_status(p);
+    for (uint32_t i = 0; i < p->nkids; i++)
+        if (p->kids[i].sfd >= 0)
+            close(p->kids[i].sfd);
     sg_free(p->kids);
     p->kids = NULL;
     p->nkids = p->capkids = 0;
@@ -162,6 +168,27 @@ static void record(sgx_proc *p, pid_t pid, int st)
     /* not one we started: a descendant that detached and was re-parented here */
 }
 
+/* Learn, without blocking, which children's programs have started: a status pipe
+ * at end of file with no byte in it was closed by a successful execve. */
+static void exec_status(sgx_proc *p)
+{
+    for (uint32_t i = 0; i < p->nkids; i++) {
+        sgx_kid *k = &p->kids[i];
+        if (k->sfd < 0)
+            continue;
+        char b;
+        ssize_t n = read(k->sfd, &b, 1);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR) && !k->done)
+            continue;
+        if (n == 0) {
+            k->execd = 1;
+            p->execd++;
+        }
+        close(k->sfd);
+        k->sfd = -1;
+    }
+}
+
 static void reap(sgx_proc *p)
 {
     int st;
@@ -197,6 +224,7 @@ static void pump_raw(sgx_proc *p, int ms)
         }
     }
     reap(p);
+    exec_status(p);
 }
 
 static int64_t remaining_ms(const sgx_proc *p)
@@ -256,6 +284,7 @@ int sgx_proc_wait(sgx_proc *p, const pid_t *pids, uint32_t n, int *st)
             return -1;
         }
     }
+    exec_status(p);
     for (uint32_t i = 0; i < n; i++) {
         sgx_kid *k = kid_of(p, pids[i]);
         st[i] = k ? k->status : 0;
@@ -385,18 +414,24 @@ uint32_t sgx_proc_end_tree(sgx_proc *p, int64_t grace_ns)
         pump_raw(p, 5);
     }
     reap(p);
+    exec_status(p);
     return first;
 }
 
 /* ---- the child --------------------------------------------------------------- */
 
-/* "shellgate: what: strerror(e)" on fd 2; then _exit(code). */
+static int child_sfd = -1;         /* in a child: the write end of its status pipe */
+
+/* "shellgate: what: strerror(e)" on fd 2, a byte on the status pipe (the
+ * program did not start); then _exit(code). */
 static void child_fail(const char *what, int e, int code)
 {
     char buf[4200];
     int k = snprintf(buf, sizeof buf, "shellgate: %s: %s\n", what, strerror(e));
     if (k > 0)
         (void)!write(2, buf, (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1);
+    if (child_sfd >= 0)
+        (void)!write(child_sfd, "x", 1);
     _exit(code);
 }
 
@@ -485,10 +520,25 @@ pid_t sgx_proc_spawn(sgx_proc *p, const sgx_spawn *s)
         p->kids = nk;
         p->capkids = nc;
     }
-    pid_t pid = fork();
-    if (pid < 0)
+    int sp[2];
+    if (pipe2(sp, O_CLOEXEC) != 0)
         return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(sp[0]);
+        close(sp[1]);
+        errno = e;
+        return -1;
+    }
     if (pid == 0) {
+        close(sp[0]);
+        /* above every descriptor a redirection may name (the executor refuses
+         * those past 255), so no redirection replaces it */
+        child_sfd = fcntl(sp[1], F_DUPFD_CLOEXEC, 256);
+        if (child_sfd < 0)                /* few descriptors allowed: above the kept ones */
+            child_sfd = fcntl(sp[1], F_DUPFD_CLOEXEC, 16);
+        close(sp[1]);
         sigset_t none;
         sigemptyset(&none);
         for (int sig = 1; sig < NSIG; sig++)
@@ -506,8 +556,12 @@ pid_t sgx_proc_spawn(sgx_proc *p, const sgx_spawn *s)
         for (uint32_t i = 0; i < nkeep; i++)
             if (dup2(tmp[i], 3 + (int)i) < 0)
                 child_fail("dup2", errno, 126);
-        if (close_range(3 + nkeep, ~0U, 0) != 0)
-            for (int fd = 3 + (int)nkeep; fd < 65536; fd++)
+        int first = 3 + (int)nkeep;
+        if (first < child_sfd && close_range((unsigned)first, (unsigned)child_sfd - 1, 0) != 0)
+            for (int fd = first; fd < child_sfd; fd++)
+                close(fd);
+        if (close_range((unsigned)child_sfd + 1, ~0U, 0) != 0)
+            for (int fd = child_sfd + 1; fd < 65536; fd++)
                 close(fd);
         if (s->cwd && chdir(s->cwd) != 0)
             child_fail(s->cwd, errno, 1);
@@ -518,9 +572,13 @@ pid_t sgx_proc_spawn(sgx_proc *p, const sgx_spawn *s)
         int e = errno;
         child_fail(s->name, e, e == ENOENT ? 127 : 126);
     }
-    p->kids[p->nkids].pid = pid;
-    p->kids[p->nkids].done = 0;
-    p->kids[p->nkids++].status = 0;
+    close(sp[1]);
+    fcntl(sp[0], F_SETFL, O_NONBLOCK);
+    sgx_kid *k = &p->kids[p->nkids++];
+    k->pid = pid;
+    k->done = k->execd = 0;
+    k->status = 0;
+    k->sfd = sp[0];
     p->started++;
     return pid;
 }

@@ -72,6 +72,10 @@ typedef struct sgx_kid {
     pid_t pid;
     int status;                  /* as from waitpid, once done */
     uint8_t done;
+    uint8_t execd;               /* its program started (execve succeeded) */
+    int sfd;                     /* read end of its close-on-exec status pipe: end of
+                                  * file without a byte means execve succeeded; -1
+                                  * once known */
 } sgx_kid;
 
 typedef struct sgx_proc {
@@ -84,7 +88,8 @@ typedef struct sgx_proc {
     int64_t deadline_ns;         /* CLOCK_MONOTONIC; 0: none */
     int64_t grace_ns;
     int timed_out;
-    uint32_t started;            /* programs spawned */
+    uint32_t started;            /* children spawned */
+    uint32_t execd;              /* of them, those whose program started */
     uint32_t leftovers;          /* processes still there after the run, ended */
     int subreaper;               /* PR_SET_CHILD_SUBREAPER took */
 } sgx_proc;
@@ -104,7 +109,9 @@ int sgx_proc_add_reader(sgx_proc *p, int fd, sgx_cap *cap, size_t max);
  * registered after it move down one). */
 void sgx_proc_close_reader(sgx_proc *p, int i);
 
-/* Start a program.  Returns its pid, or -1 with errno (fork failed). */
+/* Start a program.  Returns its pid, or -1 with errno (fork failed).  Whether
+ * the program itself started (a redirection or execve can fail in the child) is
+ * known once the child has exec'd or exited: see execd. */
 pid_t sgx_proc_spawn(sgx_proc *p, const sgx_spawn *s);
 /* Wait for every pid in pids[0..n) while reading the pipes; statuses (waitpid
  * form) into st.  0; -1 when the deadline passed (the whole tree has then been

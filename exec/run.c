@@ -1147,7 +1147,6 @@ static pid_t start_program(sgx_run *r, cmd *c, state *st, const int io[3], int *
         *status = 126;
         return 0;
     }
-    r->res.nexec++;
     return pid;
 }
 
@@ -1446,6 +1445,8 @@ int sgx_execute(sgx_run *r)
         if (r->proc.nrd > (uint32_t)i)
             sgx_proc_drain(&r->proc, i);
     sgx_proc_done(&r->proc);
+    r->res.nexec = r->proc.execd;
+    r->res.nfailed = r->proc.started - r->proc.execd;
     close(r->null_fd);
     r->null_fd = -1;
     sgx_cap_finish_stream(&r->res.out);

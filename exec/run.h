@@ -76,7 +76,9 @@ typedef struct sgx_result {
     const char *expanded;             /* the line the policy decided on */
     const char *warnings[SGX_MAX_WARNINGS];
     uint32_t nwarnings;
-    uint32_t nexec;                   /* programs started */
+    uint32_t nexec;                   /* programs started (their execve succeeded) */
+    uint32_t nfailed;                 /* children whose program did not start (a
+                                       * redirection or execve failed) */
     uint32_t nrevalidated;            /* decisions taken again at run time */
     uint32_t leftovers;               /* processes still running at the end, ended */
     int timed_out;
