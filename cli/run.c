@@ -314,7 +314,9 @@ static void admit(const ropts *o, const sgr_table *t, sgr_ctx *ctx, const sgr_re
         return;
     }
     int ask = r->decision == SGT_ASK;
-    uint8_t raw[SGR_APPROVAL_LEN];
+    if (!ask && !t->nlimits)
+        return;                         /* nothing to count and nothing to approve */
+    uint8_t raw[SGR_APPROVAL_LEN] = { 0 };
     if (ask) {
         approval_id(r, cwd, v->approval, raw);
         if (v->approval[0] && overlay_has(v->approval))

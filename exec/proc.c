@@ -389,9 +389,21 @@ static void signal_all(sgx_proc *p, int sig, const pid_t *list, uint32_t n)
         kill(list[i], sig);
 }
 
+/* No child at all?  As a subreaper, every descendant still alive is a child or
+ * below a living child: then there is nothing to look for in /proc. */
+static int childless(const sgx_proc *p)
+{
+    return p->subreaper && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+}
+
 uint32_t sgx_proc_end_tree(sgx_proc *p, int64_t grace_ns)
 {
     pid_t list[1024];
+    reap(p);
+    if (childless(p)) {
+        exec_status(p);
+        return 0;
+    }
     uint32_t n = sgx_proc_descendants(list, 1024), first = n;
     if (!n) {
         reap(p);
@@ -403,13 +415,13 @@ uint32_t sgx_proc_end_tree(sgx_proc *p, int64_t grace_ns)
         int64_t until = sgx_now_ns() + grace_ns;
         while (sgx_now_ns() < until) {
             pump_raw(p, 20);
-            if (!(n = sgx_proc_descendants(list, 1024)))
+            if (childless(p) || !(n = sgx_proc_descendants(list, 1024)))
                 break;
         }
     }
     /* whatever is left, until nothing is: a process forking while we kill gets
      * its children re-parented here, and the next round finds them */
-    for (int round = 0; round < 1000 && (n = sgx_proc_descendants(list, 1024)) > 0; round++) {
+    for (int round = 0; round < 1000 && !childless(p) && (n = sgx_proc_descendants(list, 1024)) > 0; round++) {
         signal_all(p, SIGKILL, list, n < 1024 ? n : 1024);
         pump_raw(p, 5);
     }
