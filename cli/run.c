@@ -786,9 +786,8 @@ int cli_run(int argc, char **argv)
         box.nrw = nroots;
         box.cwd = cwd;
         box.network = allow_net;
-        const char *one[1] = { cwd };
         if (!nroots) {
-            box.rw = one;
+            box.rw = &cwd;
             box.nrw = 1;
         }
         char why[1200] = "";

@@ -106,9 +106,11 @@ char *sgx_cap_text(const sgx_cap *c, size_t *len)
     char *s = sg_malloc(n + 1);
     if (!s)
         return NULL;
-    memcpy(s, c->head, c->hlen);
+    if (c->hlen)
+        memcpy(s, c->head, c->hlen);
     memcpy(s + c->hlen, mark, ml);
-    tail_copy(c, s + c->hlen + ml);
+    if (c->tlen)
+        tail_copy(c, s + c->hlen + ml);
     s[n] = '\0';
     *len = n;
     return s;

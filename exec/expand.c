@@ -77,7 +77,7 @@ static int push(fb *f, const char *s, size_t n)
         f->fv = nv;
         f->fcap = nc;
     }
-    char *d = sg_arena_strndup(f->e->a, s, n);
+    char *d = sg_arena_strndup(f->e->a, n ? s : "", n);   /* an empty field has no buffer yet */
     if (!d)
         return fail(f, SGX_EX_OOM, NULL);
     f->fv[f->fn++] = d;
@@ -674,7 +674,8 @@ int sgx_expand(sgx_expander *e, const char *src, size_t len, int ctx, sgx_fields
         if (!v)
             rc = SGX_EX_OOM;
         else {
-            memcpy(v, f.fv, f.fn * sizeof *v);
+            if (f.fn)
+                memcpy(v, f.fv, f.fn * sizeof *v);
             v[f.fn] = NULL;
             out->v = v;
             out->n = f.fn;

@@ -177,7 +177,8 @@ static int kids_done(pp *p, sgx_node *n, kids *k)
         p->why = "out of memory";
         return -1;
     }
-    memcpy(n->kids, k->v, k->n * sizeof *n->kids);
+    if (k->n)
+        memcpy(n->kids, k->v, k->n * sizeof *n->kids);
     n->nkids = k->n;
     sg_free(k->v);
     return 0;

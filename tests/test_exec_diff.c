@@ -440,7 +440,7 @@ int main(int argc, char **argv)
                 lines_add(&base, sgr_str(pol->t, pol->t->tests[i].command));
         sgm_opts mo;
         memset(&mo, 0, sizeof mo);
-        mo.max = 3;
+        mo.max = 2;
         for (uint32_t i = 0; i < base.n; i++) {
             lines_add(&all, base.v[i]);
             if (!strpbrk(base.v[i], ";&|()\n{}$`<>"))

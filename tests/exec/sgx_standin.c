@@ -31,8 +31,8 @@ int main(int argc, char **argv)
     if (fd < 0)
         return 1;
     /* one write: O_APPEND keeps concurrent pipeline members' lines whole */
-    ssize_t w = write(fd, buf, (size_t)(o - buf));
+    ssize_t len = o - buf, w = write(fd, buf, (size_t)len);
     close(fd);
     free(buf);
-    return w == o - buf ? 0 : 1;
+    return w == len ? 0 : 1;
 }
