@@ -393,7 +393,10 @@ static void signal_all(sgx_proc *p, int sig, const pid_t *list, uint32_t n)
  * below a living child: then there is nothing to look for in /proc. */
 static int childless(const sgx_proc *p)
 {
-    return p->subreaper && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    /* WNOWAIT: ask, without reaping a child whose status is still to be read */
+    return p->subreaper && waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
 }
 
 uint32_t sgx_proc_end_tree(sgx_proc *p, int64_t grace_ns)
