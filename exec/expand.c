@@ -9,10 +9,13 @@
  *              | ~ (at the start, and after = or : in an assignment) | c
  *   param     -> NAME | #NAME | NAME (:- | - | :+ | +) word */
 #include "expand.h"
-#include <glob.h>
+#include <dirent.h>
+#include <fnmatch.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "common/alloc.h"
 
 #define DEFAULT_MAX_FIELDS 4096u
@@ -84,60 +87,198 @@ static int push(fb *f, const char *s, size_t n)
     return 0;
 }
 
-static int is_dot_or_dotdot(const char *path)
+/* Pathname expansion, one path component at a time (bash's own way): a component
+ * with no glob character is taken as it is, one with some is matched (fnmatch,
+ * FNM_PERIOD) against the entries of its directory; the results, sorted by bytes
+ * (bash in the C and C.UTF-8 locales), replace the field, and no match leaves the
+ * field as it is.  bash 5.2's globskipdots: . and .. never match.  The work is
+ * bounded: past GLOB_BUDGET directory entries read the word is refused, so a line
+ * cannot make the executor walk the filesystem before the policy has seen it. */
+#define GLOB_BUDGET 65536u
+
+typedef struct gcomp {
+    const char *lit;             /* the component's bytes (no glob: taken as they are) */
+    size_t len;
+    char *pat;                   /* for fnmatch: quoted specials escaped; NULL: no glob */
+} gcomp;
+
+typedef struct gwalk {
+    fb *f;
+    gcomp *c;
+    size_t nc;
+    int rel;                     /* relative to the cwd */
+    char *abs, *disp;            /* the path being built, for syscalls and as shown */
+    size_t acap, dcap;
+    char **res;
+    uint32_t nres, rcap;
+    size_t budget;
+    int over, oom;
+} gwalk;
+
+static int gput(char **b, size_t *cap, size_t at, const char *s, size_t n)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    return strcmp(b, ".") == 0 || strcmp(b, "..") == 0;
+    if (at + n + 1 > *cap) {
+        size_t nc = *cap ? *cap : 256;
+        while (nc < at + n + 1)
+            nc *= 2;
+        char *nb = sg_realloc(*b, nc);
+        if (!nb)
+            return -1;
+        *b = nb;
+        *cap = nc;
+    }
+    memcpy(*b + at, s, n);
+    (*b)[at + n] = '\0';
+    return 0;
 }
 
-/* Pathname expansion of the current field (bash 5.2: globskipdots on, so . and ..
- * never match); no match leaves the field as it is. */
+static void gresult(gwalk *g, size_t dlen)
+{
+    if (g->nres == g->rcap) {
+        uint32_t nc = g->rcap ? g->rcap * 2 : 16;
+        char **nr = sg_realloc(g->res, nc * sizeof *nr);
+        if (!nr) {
+            g->oom = 1;
+            return;
+        }
+        g->res = nr;
+        g->rcap = nc;
+    }
+    if (!(g->res[g->nres] = sg_strndup(g->disp, dlen)))
+        g->oom = 1;
+    else
+        g->nres++;
+}
+
+/* Component ci onward, the directory so far abs[0..alen) (shown disp[0..dlen)). */
+static void gstep(gwalk *g, size_t ci, size_t alen, size_t dlen)
+{
+    if (g->over || g->oom)
+        return;
+    int last = ci + 1 == g->nc;
+    const gcomp *c = &g->c[ci];
+    /* the separator before this component */
+    if (ci > 0 || g->rel) {
+        if (!alen || g->abs[alen - 1] != '/') {
+            if (gput(&g->abs, &g->acap, alen, "/", 1) < 0) {
+                g->oom = 1;
+                return;
+            }
+            alen++;
+        }
+        if (ci > 0) {
+            if (gput(&g->disp, &g->dcap, dlen, "/", 1) < 0) {
+                g->oom = 1;
+                return;
+            }
+            dlen++;
+        }
+    }
+    struct stat sb;
+    if (!c->pat) {
+        if (gput(&g->abs, &g->acap, alen, c->lit, c->len) < 0 || gput(&g->disp, &g->dcap, dlen, c->lit, c->len) < 0) {
+            g->oom = 1;
+            return;
+        }
+        if (!last)
+            gstep(g, ci + 1, alen + c->len, dlen + c->len);
+        else if (c->len ? lstat(g->abs, &sb) == 0 : stat(g->abs, &sb) == 0 && S_ISDIR(sb.st_mode))
+            gresult(g, dlen + c->len);
+        return;
+    }
+    DIR *d = opendir(alen ? g->abs : "/");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) && !g->over && !g->oom) {
+        if (g->budget-- == 0) {
+            g->over = 1;
+            break;
+        }
+        const char *nm = e->d_name;
+        if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || fnmatch(c->pat, nm, FNM_PERIOD) != 0)
+            continue;
+        size_t nl = strlen(nm);
+        if (gput(&g->abs, &g->acap, alen, nm, nl) < 0 || gput(&g->disp, &g->dcap, dlen, nm, nl) < 0) {
+            g->oom = 1;
+            break;
+        }
+        if (last)
+            gresult(g, dlen + nl);
+        else
+            gstep(g, ci + 1, alen + nl, dlen + nl);
+    }
+    closedir(d);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int glob_field(fb *f)
 {
-    const char *cwd = f->e->cwd ? f->e->cwd : "/";
-    int rel = !(f->len && f->buf[0] == '/');
-    size_t cl = strlen(cwd);
-    size_t cap = (rel ? 2 * cl + 1 : 0) + 2 * f->len + 1;
-    char *pat = sg_malloc(cap);
-    if (!pat)
-        return fail(f, SGX_EX_OOM, NULL);
-    size_t k = 0;
-    if (rel) {
-        for (size_t i = 0; i < cl; i++) {
-            if (strchr("*?[]\\", cwd[i]))
-                pat[k++] = '\\';
-            pat[k++] = cwd[i];
-        }
-        if (!cl || cwd[cl - 1] != '/')
-            pat[k++] = '/';
-    }
-    for (size_t i = 0; i < f->len; i++) {
-        if (!f->gl[i] && strchr("*?[]\\", f->buf[i]))
-            pat[k++] = '\\';
-        pat[k++] = f->buf[i];
-    }
-    pat[k] = '\0';
-    size_t strip = rel ? cl + (cl && cwd[cl - 1] == '/' ? 0 : 1) : 0;
-    glob_t g;
+    gwalk g;
     memset(&g, 0, sizeof g);
-    int r = glob(pat, 0, NULL, &g);
-    sg_free(pat);
-    int found = 0;
-    if (r == 0)
-        for (size_t i = 0; i < g.gl_pathc && !f->err; i++) {
-            const char *m = g.gl_pathv[i];
-            if (is_dot_or_dotdot(m) || strlen(m) < strip)
-                continue;
-            push(f, m + strip, strlen(m + strip));
-            found = 1;
+    g.f = f;
+    g.budget = GLOB_BUDGET;
+    g.rel = !(f->len && f->buf[0] == '/');
+    size_t ncomp = 1;
+    for (size_t i = 0; i < f->len; i++)
+        ncomp += f->buf[i] == '/';
+    g.c = sg_calloc(ncomp, sizeof *g.c);
+    int rc = g.c ? 0 : -1;
+    for (size_t i = 0, st = 0; rc == 0 && i <= f->len; i++) {
+        if (i < f->len && f->buf[i] != '/')
+            continue;
+        gcomp *c = &g.c[g.nc++];
+        c->lit = f->buf + st;
+        c->len = i - st;
+        int any = 0;
+        for (size_t k = st; k < i; k++)
+            any |= f->gl[k];
+        if (any) {
+            char *p = sg_malloc(2 * c->len + 1), *o = p;
+            if (!p) {
+                rc = -1;
+                break;
+            }
+            for (size_t k = st; k < i; k++) {
+                if (!f->gl[k] && strchr("*?[]\\", f->buf[k]))
+                    *o++ = '\\';
+                *o++ = f->buf[k];
+            }
+            *o = '\0';
+            c->pat = p;
         }
-    globfree(&g);
-    if (f->err)
-        return -1;
-    if (!found)
-        return push(f, f->buf, f->len);
-    return 0;
+        st = i + 1;
+    }
+    const char *cwd = f->e->cwd ? f->e->cwd : "/";
+    if (rc == 0 && g.rel && gput(&g.abs, &g.acap, 0, cwd, strlen(cwd)) < 0)
+        rc = -1;
+    if (rc == 0)
+        gstep(&g, 0, g.rel ? strlen(cwd) : 0, 0);
+    if (rc < 0 || g.oom)
+        rc = fail(f, SGX_EX_OOM, NULL);
+    else if (g.over)
+        rc = fail(f, SGX_EX_UNSUPPORTED, "the glob reads more than 65536 directory entries; the executor does not "
+                                         "expand it");
+    if (rc == 0 && g.nres) {
+        qsort(g.res, g.nres, sizeof *g.res, by_bytes);
+        for (uint32_t i = 0; i < g.nres && rc == 0; i++)
+            rc = push(f, g.res[i], strlen(g.res[i]));
+    } else if (rc == 0) {
+        rc = push(f, f->buf, f->len);
+    }
+    for (uint32_t i = 0; i < g.nres; i++)
+        sg_free(g.res[i]);
+    for (size_t i = 0; i < g.nc; i++)
+        sg_free(g.c[i].pat);
+    sg_free(g.res);
+    sg_free(g.c);
+    sg_free(g.abs);
+    sg_free(g.disp);
+    return rc;
 }
 
 static int end_field(fb *f)
