@@ -657,7 +657,9 @@ int cli_run(int argc, char **argv)
     sandboxed sbx;
     memset(&sbx, 0, sizeof sbx);
     int busy = 0;
-    if (sgx_vars_from_env(&base, environ, &allow) < 0 || sgx_vars_copy(&start, &base) < 0) {
+    int env_ok = sgx_vars_from_env(&base, environ, &allow) == 0;
+    sgx_vars_unset(&base, "PWD", 3);    /* the run sets it; inside a sandbox it is inherited */
+    if (!env_ok || sgx_vars_copy(&start, &base) < 0) {
         fprintf(stderr, "shellgate run: out of memory\n");
         rc = 70;
         goto done;

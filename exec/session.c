@@ -400,8 +400,8 @@ int sgx_session_record(sgx_session *s, const sgx_vars *base, const sgx_vars *fin
     s->nunset = 0;
     for (uint32_t i = 0; i < final->n; i++) {
         const sgx_var *f = &final->v[i];
-        if (!f->exported)
-            continue;
+        if (!f->exported || strcmp(f->name, "PWD") == 0)
+            continue;                   /* the executor's own, never the agent's */
         const sgx_var *b = sgx_vars_get(base, f->name, strlen(f->name));
         if ((!b || strcmp(b->value, f->value) != 0) && sgx_vars_set(&s->set, f->name, strlen(f->name), f->value, 1) < 0)
             return -1;

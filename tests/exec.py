@@ -402,6 +402,8 @@ else:
     rc, j, _, _ = run("cd src && export IN=sandbox", "--sandbox", "bwrap", "--session", "sb", *S)
     rc, j, _, _ = run("pwd; printenv IN", "--session", "sb", *S)
     check(j.get("stdout") == "%s\nsandbox\n" % os.path.join(WS, "src"), "a sandboxed run updates its session", j)
+    rc, out, _ = session("show", "--session", "sb", *S)
+    check(json.loads(out).get("env") == {"IN": "sandbox"}, "and records only what the agent changed", out)
     rc, out, err, _ = run("sgx_helper argv streamed", "--sandbox", "bwrap", js=False)
     check(rc == 0 and out == b"[streamed]\n" and "sandboxed" in err, "a sandboxed run streams", (out, err))
 
