@@ -526,6 +526,7 @@ static int run_in_sandbox(const ropts *o, sg_arena *a, const sgx_sandbox *sb, co
     else if (sgx_proc_wait(&p, &pid, 1, &st) < 0)
         timed_out = 1;
     sgx_proc_end_tree(&p, 0);
+    int signo = p.signo;
     for (uint32_t i = 0; i < p.nrd; i++)
         sgx_proc_drain(&p, (int)i);
     out->duration_s = (double)(sgx_now_ns() - t0) / 1e9;
@@ -537,7 +538,10 @@ static int run_in_sandbox(const ropts *o, sg_arena *a, const sgx_sandbox *sb, co
     sgx_proc_done(&p);
     if (out->report)
         return 0;
-    if (pid >= 0) {
+    if (signo) {
+        snprintf(out->error, sizeof out->error, "interrupted by signal %d: the sandbox and its command were ended",
+                 signo);
+    } else if (pid >= 0) {
         size_t el = 0;
         char *et = o->json ? sgx_cap_text(&out->err, &el) : NULL;
         while (et && el && (et[el - 1] == '\n' || et[el - 1] == ' '))

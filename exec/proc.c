@@ -58,6 +58,10 @@ int sgx_proc_init(sgx_proc *p, double timeout_s, double grace_s)
     sigset_t s;
     sigemptyset(&s);
     sigaddset(&s, SIGCHLD);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGQUIT);
     if (sigprocmask(SIG_BLOCK, &s, &p->oldmask) != 0)
         return -1;
     p->sigfd = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -65,6 +69,7 @@ int sgx_proc_init(sgx_proc *p, double timeout_s, double grace_s)
         sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
         return -1;
     }
+    p->oldpipe = signal(SIGPIPE, SIG_IGN);
     if (timeout_s > 0)
         p->deadline_ns = sgx_now_ns() + (int64_t)(timeout_s * 1e9);
     p->grace_ns = (int64_t)((grace_s > 0 ? grace_s : 0) * 1e9);
@@ -78,6 +83,7 @@ void sgx_proc_done(sgx_proc *p)
     if (p->sigfd >= 0) {
         close(p->sigfd);
         sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
+        signal(SIGPIPE, p->oldpipe);
     }
     p->sigfd = -1;
     exec_status(p);
@@ -219,8 +225,11 @@ static void pump_raw(sgx_proc *p, int ms)
                 read_some(&p->rd[idx[i]]);
         if (pf[nr].revents) {
             struct signalfd_siginfo si[8];
-            while (read(p->sigfd, si, sizeof si) > 0)
-                ;
+            ssize_t got;
+            while ((got = read(p->sigfd, si, sizeof si)) > 0)
+                for (size_t i = 0; i < (size_t)got / sizeof si[0]; i++)
+                    if (si[i].ssi_signo != SIGCHLD)
+                        p->signo = (int)si[i].ssi_signo;
         }
     }
     reap(p);
@@ -238,12 +247,12 @@ static int64_t remaining_ms(const sgx_proc *p)
 int sgx_proc_pump(sgx_proc *p, int ms)
 {
     int64_t left = remaining_ms(p);
-    if (left == 0) {
+    if (left == 0 || p->signo) {
         pump_raw(p, 0);
         return -1;
     }
     pump_raw(p, (int)(ms < left ? ms : left));
-    return remaining_ms(p) == 0 ? -1 : 0;
+    return remaining_ms(p) == 0 || p->signo ? -1 : 0;
 }
 
 int sgx_proc_drain(sgx_proc *p, int i)
@@ -275,7 +284,8 @@ int sgx_proc_wait(sgx_proc *p, const pid_t *pids, uint32_t n, int *st)
         if (!left)
             break;
         if (sgx_proc_pump(p, 200) < 0) {
-            p->timed_out = 1;
+            if (!p->signo)
+                p->timed_out = 1;
             sgx_proc_end_tree(p, p->grace_ns);
             for (uint32_t i = 0; i < n; i++) {
                 sgx_kid *k = kid_of(p, pids[i]);

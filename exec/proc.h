@@ -15,7 +15,11 @@
  * One sgx_proc per run, in a process that has no other children (it reaps with
  * waitpid(-1)): the CLI.  Waiting always reads the registered output pipes, so a
  * command that prints more than a pipe holds never blocks.  Not thread-safe;
- * SIGCHLD is blocked from sgx_proc_init to sgx_proc_done. */
+ * from sgx_proc_init to sgx_proc_done SIGCHLD and the signals that would end this
+ * process (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are blocked and read through a
+ * signalfd -- one of the latter ends the tree as a timeout does, so interrupting
+ * the executor never leaves its commands running -- and SIGPIPE is ignored (a
+ * reader of our output that went away must not kill us before the tree ends). */
 #ifndef SGX_PROC_H
 #define SGX_PROC_H
 #include <signal.h>
@@ -88,6 +92,9 @@ typedef struct sgx_proc {
     int64_t deadline_ns;         /* CLOCK_MONOTONIC; 0: none */
     int64_t grace_ns;
     int timed_out;
+    int signo;                   /* SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived: like the
+                                  * deadline, the run ends with its tree */
+    void (*oldpipe)(int);
     uint32_t started;            /* children spawned */
     uint32_t execd;              /* of them, those whose program started */
     uint32_t leftovers;          /* processes still there after the run, ended */

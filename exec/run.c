@@ -393,7 +393,8 @@ static int cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t 
         rc = exec_node(r, S, S->root, &sub, io);
         close(pfd[1]);
         if (rc >= 0 && sgx_proc_drain(&r->proc, ri) < 0) {
-            r->proc.timed_out = 1;
+            if (!r->proc.signo)
+                r->proc.timed_out = 1;
             rc = SGX_STOP;
         }
         sgx_reader *rd = &r->proc.rd[ri];
@@ -1150,10 +1151,16 @@ static pid_t start_program(sgx_run *r, cmd *c, state *st, const int io[3], int *
     return pid;
 }
 
+/* The deadline passed, or a signal told this process to end: the tree has been
+ * ended, the run stops. */
 static int timed_out(sgx_run *r)
 {
-    r->res.timed_out = 1;
-    r->res.state = SGX_ST_TIMEOUT;
+    if (r->proc.signo) {
+        r->res.state = SGX_ST_ERROR;
+    } else {
+        r->res.timed_out = 1;
+        r->res.state = SGX_ST_TIMEOUT;
+    }
     r->stopped = 1;
     return SGX_STOP;
 }
@@ -1162,7 +1169,7 @@ static int timed_out(sgx_run *r)
 static int exec_cmd(sgx_run *r, line *L, cmd *c, state *st, const int io[3])
 {
     if (expand_cmd(r, L, c, st, 1, io[2], &c->real) < 0)
-        return r->proc.timed_out ? timed_out(r) : SGX_STOP;
+        return r->proc.timed_out || r->proc.signo ? timed_out(r) : SGX_STOP;
     if (check_cmd(r, c, &c->real) < 0 || revalidate(r, L, &c, 1, st) < 0)
         return SGX_STOP;
     if (!c->v.argc || builtin_of(c->v.argv[0]) != BI_NONE)
@@ -1208,7 +1215,7 @@ static int exec_pipe(sgx_run *r, line *L, sgx_node *n, state *st, const int io[3
             continue;
         cmd *c = &L->cmds[n->kids[i]->cmd];
         if (expand_cmd(r, L, c, st, 1, io[2], &c->real) < 0)
-            return r->proc.timed_out ? timed_out(r) : SGX_STOP;
+            return r->proc.timed_out || r->proc.signo ? timed_out(r) : SGX_STOP;
         if (check_cmd(r, c, &c->real) < 0)
             return SGX_STOP;
         cs[ncs++] = c;
@@ -1452,7 +1459,12 @@ int sgx_execute(sgx_run *r)
     sgx_cap_finish_stream(&r->res.out);
     sgx_cap_finish_stream(&r->res.err);
     r->res.duration_s = (double)(sgx_now_ns() - t0) / 1e9;
-    if (r->res.timed_out || r->proc.timed_out) {
+    if (r->proc.signo) {
+        r->res.state = SGX_ST_ERROR;
+        r->res.return_code = 128 + r->proc.signo;
+        r->res.decision = SGT_ALLOW;
+        sgx_warn(r, "interrupted by signal %d: every process of the command was ended", r->proc.signo);
+    } else if (r->res.timed_out || r->proc.timed_out) {
         r->res.timed_out = 1;
         r->res.state = SGX_ST_TIMEOUT;
         r->res.return_code = SGX_RC_TIMEOUT;

@@ -173,6 +173,20 @@ pid = int(open(pidf).read()) if os.path.exists(pidf) else 0
 check(rc == 0 and pid > 0 and gone(pid) and dt < 5 and any("left running" in w for w in j.get("warnings", [])),
       "a child left running after the command ends is ended", (rc, pid, j.get("warnings"), dt))
 check(not procs_with(pidf), "no helper of these runs is left", procs_with(pidf))
+os.unlink(pidf)
+sig = subprocess.Popen([SG, "run", "-p", PACK, "--json", "--", "sgx_helper detach %s 30 30" % pidf], cwd=WS, env=ENV,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+for _ in range(100):
+    if os.path.exists(pidf) and os.path.getsize(pidf):
+        break
+    time.sleep(0.05)
+sig.send_signal(15)
+out, _ = sig.communicate(timeout=30)
+pid = int(open(pidf).read())
+j = json.loads(out) if out else {}
+check(sig.returncode == 128 + 15 and j.get("status") == "error" and gone(pid)
+      and any("signal 15" in w for w in j.get("warnings", [])), "SIGTERM to shellgate ends the tree first",
+      (sig.returncode, j, gone(pid)))
 rc, j, _, _ = run("sgx_helper sleep 5", "--timeout", "700")
 check(rc == 64, "--timeout is at most 600 s", rc)
 
