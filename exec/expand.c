@@ -806,6 +806,9 @@ int sgx_expand(sgx_expander *e, const char *src, size_t len, int ctx, sgx_fields
     if (!f.err)
         end_field(&f);
     int rc = f.err;
+    if (!rc && ctx == SGX_CTX_REDIR && f.fn == 0 && e->used_cmdsub && !e->cmdsub)
+        push(&f, "", 0);                /* a $(...) not run yet: one field, decided again */
+    rc = f.err;
     if (!rc && (ctx == SGX_CTX_REDIR) && f.fn != 1) {
         e->error = "ambiguous redirect: the target expands to more or fewer than one word";
         rc = SGX_EX_UNSUPPORTED;

@@ -525,6 +525,10 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
     if (!x->argv || !x->asg || !x->rd)
         return oom(r);
     int decl = s->argc && strcmp(s->argv[0].text, "export") == 0;
+    if (s->argc && (s->argv[0].flags & SGR_W_CMDSUB))
+        return stop(r, SGT_DENY, "executor", "the program name comes from a command substitution: %.*s; the "
+                    "executor runs only programs the policy can see", (int)(s->argv[0].span.len > 200 ? 200
+                    : s->argv[0].span.len), L->text + s->argv[0].span.off);
     uint32_t total = 0;
     for (uint32_t k = 0; k < s->argc; k++) {
         const sgr_word *w = &s->argv[k];

@@ -152,6 +152,10 @@ for i, (line, word) in enumerate([
     check(rc == 126 and j.get("status") == "error" and not os.path.exists(m) and word in j.get("message", "")
           and j.get("programs") == 0, "refused before anything runs: %r" % line, j)
 
+rc, j, _, _ = run("echo made > $(echo sub.txt); cat sub.txt")
+check(rc == 0 and j.get("stdout") == "made\n" and os.path.exists(os.path.join(WS, "sub.txt")),
+      "a redirection target from $(...)", j)
+
 # decided again when a run-time value changes the command: the first part ran
 rc, j, _, _ = run("sgx_helper argv first; sgx_helper argv $(echo ask-me)")
 check(rc == 126 and j.get("stdout") == "[first]\n" and "stopped before" in j.get("message", "")
