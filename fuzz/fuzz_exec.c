@@ -5,7 +5,8 @@
  * run time).  Globs read a scratch directory made once, and the filesystem for
  * absolute patterns, within the expander's budget.  Checks: prepare refuses (with
  * a message) or decides (a decision, the rendered line); the rendered line parses
- * and decides the same again; the same line prepares the same way twice. */
+ * and decides the same again; the same line prepares the same way twice (unless
+ * it globs: directories change). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,7 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t d1, d2, d3;
     int r1 = prepare((const char *)data, size, a, sizeof a, &d1);
     int r2 = prepare((const char *)data, size, b, sizeof b, &d2);
-    FUZZ_CHECK(r1 == r2 && d1 == d2 && strcmp(a, b) == 0);
+    /* a glob reads directories that may change in between (/proc) */
+    if (!memchr(data, '*', size) && !memchr(data, '?', size) && !memchr(data, '[', size))
+        FUZZ_CHECK(r1 == r2 && d1 == d2 && strcmp(a, b) == 0);
     if (r1 == 0 && strlen(a) < sizeof a - 1) {
         /* the rendered line is literal where it was expanded: preparing it again
          * gives itself and the same decision */
