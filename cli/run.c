@@ -15,6 +15,7 @@
 #include "cli/verbs.h"
 #include "lib/policy.h"
 #include "runtime/admit.h"
+#include "runtime/admit_store.h"
 #include "compiler/sha256.h"
 #include "common/alloc.h"
 #include "exec/run.h"
@@ -49,6 +50,10 @@ typedef struct ropts {
     const char *rlspec[16];
     size_t nrl;
     const char *state, *agent;
+    const char *rate_store;            /* the fleet's options (docs/fleet.md) */
+    int rate_down;
+    unsigned rate_timeout;
+    const char *require_sig, *scope;
     int inside;                        /* --inside FD: the run inside a sandbox; -1 */
     char **rest;
     int nrest;
@@ -61,7 +66,9 @@ static void run_usage(FILE *f)
         "                     [--max-output N] [--truncate head|head-tail] [--env NAME]...\n"
         "                     [--rlimit NAME=VALUE]... [--session ID [--session-dir DIR]\n"
         "                     [--max-sessions N] [--session-ttl S]] [--sandbox none|bwrap|auto]\n"
-        "                     [--bwrap PATH] [--state FILE] [--agent ID] [--json] -- COMMAND\n");
+        "                     [--bwrap PATH] [--state FILE] [--agent ID] [--rate-store URL\n"
+        "                     [--rate-store-down deny|local] [--rate-store-timeout MS]]\n"
+        "                     [--require-signature KEY.pub [--scope NAME]] [--json] -- COMMAND\n");
 }
 
 static void diag(void *ud, const char *text)
@@ -174,6 +181,20 @@ static int parse(ropts *o, int argc, char **argv)
             o->bwrap = v;
         else if (strcmp(a, "--state") == 0)
             o->state = v;
+        else if (strcmp(a, "--rate-store") == 0)
+            o->rate_store = v;
+        else if (strcmp(a, "--rate-store-down") == 0) {
+            if ((o->rate_down = sgr_admit_store_down_parse(v)) < 0)
+                return bad(a, "takes deny or local");
+        } else if (strcmp(a, "--rate-store-timeout") == 0) {
+            unsigned long ms = strtoul(v, &end, 10);
+            if (*end || !v[0] || v[0] == '-' || ms < 1 || ms > 60000)
+                return bad(a, "takes milliseconds, 1 to 60000");
+            o->rate_timeout = (unsigned)ms;
+        } else if (strcmp(a, "--require-signature") == 0)
+            o->require_sig = v;
+        else if (strcmp(a, "--scope") == 0)
+            o->scope = v;
         else if (strcmp(a, "--agent") == 0) {
             if (!v[0] || strlen(v) > 200)
                 return bad(a, "takes 1 to 200 bytes");
@@ -297,6 +318,12 @@ static int overlay_has(const char *id)
     return found;
 }
 
+static void store_warning(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "shellgate: warning: %s\n", msg);
+}
+
 /* The policy's decision r on the line to run, through admission: a deny stays
  * one; an allow takes a slot of every limit that applies (or is refused by one);
  * an ask runs only when approved (once, for the session, or always).  Any error
@@ -323,7 +350,8 @@ static void admit(const ropts *o, const sgr_table *t, sgr_ctx *ctx, const sgr_re
             ask = 0;
     }
     char err[1200];
-    sgr_admit *be = sgr_admit_file_open(o->state, err, sizeof err);
+    sgr_admit_store_opts so = { o->rate_store, o->state, o->rate_down, o->rate_timeout, NULL, store_warning, NULL };
+    sgr_admit *be = sgr_admit_store_open(&so, err, sizeof err);
     if (!be) {
         v->refuse = 1;
         v->decision = SGT_DENY;
@@ -451,6 +479,19 @@ static int run_in_sandbox(const ropts *o, sg_arena *a, const sgx_sandbox *sb, co
             inner[k++] = ai;
         }
     }
+    if (o->require_sig) {               /* the policy is loaded again inside: as strictly */
+        char *ak = absolute(a, o->require_sig);
+        if (!ak) {
+            snprintf(out->error, sizeof out->error, "%s: %s", o->require_sig, strerror(errno));
+            return -1;
+        }
+        inner[k++] = "--require-signature";
+        inner[k++] = ak;
+    }
+    if (o->scope) {
+        inner[k++] = "--scope";
+        inner[k++] = o->scope;
+    }
     inner[k++] = "--cwd";
     inner[k++] = cwd;
     for (size_t i = 0; i < nroots && k < 150; i++) {
@@ -477,7 +518,17 @@ static int run_in_sandbox(const ropts *o, sg_arena *a, const sgx_sandbox *sb, co
     inner[k++] = "--";
     inner[k++] = cmd;
     inner[k] = NULL;
-    char **argv = sgx_sandbox_argv(a, sb, inner);
+    /* what the run inside reads, bound where it is (a private /tmp would hide it) */
+    const char *ro[70];
+    size_t nro = 0;
+    for (size_t i = 0; i + 1 < k && nro < 70; i++)
+        if (strcmp(inner[i], "-p") == 0 || strcmp(inner[i], "-I") == 0 || strcmp(inner[i], "--require-signature") == 0)
+            if (inner[i + 1][0] == '/')
+                ro[nro++] = inner[i + 1];
+    sgx_sandbox box = *sb;
+    box.ro = ro;
+    box.nro = nro;
+    char **argv = sgx_sandbox_argv(a, &box, inner);
     if (!argv) {
         snprintf(out->error, sizeof out->error, "out of memory");
         return -1;
@@ -623,7 +674,7 @@ int cli_run(int argc, char **argv)
         fcntl(o.inside, F_SETFD, FD_CLOEXEC);
     size_t len;
     char *cmd = joined(o.rest, o.nrest, &len);
-    sg_load_options lo = { o.incs, o.ninc, diag, NULL, NULL, NULL };
+    sg_load_options lo = { o.incs, o.ninc, diag, NULL, o.require_sig, o.scope };
     sg_policy *pol = NULL;
     int rc = cmd ? sg_policy_load(o.policy, &lo, &pol) : 70;
     if (rc) {

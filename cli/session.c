@@ -18,6 +18,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: shellgate session show|reset --session ID [--session-dir DIR]\n"
                "       shellgate session set NAME=VALUE --session ID [-p POLICY] [--session-dir DIR]\n"
                "       shellgate session unset NAME --session ID [-p POLICY] [--session-dir DIR]\n"
+               "         (-p loads as run does: [-I DIR]... [--require-signature KEY.pub [--scope NAME]])\n"
                "       shellgate session list [--session-dir DIR]\n");
 }
 
@@ -49,7 +50,7 @@ static int refused_name(const sgr_table *t, const char *name)
 int cli_session(int argc, char **argv)
 {
     const char *verb = argc > 0 ? argv[0] : "";
-    const char *arg = NULL, *id = NULL, *dir = NULL, *policy = NULL;
+    const char *arg = NULL, *id = NULL, *dir = NULL, *policy = NULL, *sig = NULL, *scope = NULL;
     const char *incs[64];
     size_t ninc = 0;
     int i = 1;
@@ -79,6 +80,10 @@ int cli_session(int argc, char **argv)
             policy = v;
         else if (strcmp(o, "-I") == 0 && ninc < 64)
             incs[ninc++] = v;
+        else if (strcmp(o, "--require-signature") == 0)
+            sig = v;
+        else if (strcmp(o, "--scope") == 0)
+            scope = v;
         else {
             fprintf(stderr, "shellgate session: unknown option '%s'\n", o);
             return EX_USAGE;
@@ -111,7 +116,7 @@ int cli_session(int argc, char **argv)
         memcpy(name, arg, nl);
         name[nl] = '\0';
         value = eq ? eq + 1 : NULL;
-        sg_load_options lo = { incs, ninc, diag, NULL, NULL, NULL };
+        sg_load_options lo = { incs, ninc, diag, NULL, sig, scope };
         int st = sg_policy_load(policy, &lo, &pol);
         if (st)
             return st;

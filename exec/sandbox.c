@@ -59,7 +59,7 @@ char **sgx_sandbox_argv(sg_arena *a, const sgx_sandbox *s, const char *const *in
     size_t ni = 0;
     while (inner[ni])
         ni++;
-    size_t cap = 32 + 3 * s->nrw + ni;
+    size_t cap = 32 + 3 * s->nrw + 3 * s->nro + ni;
     char **v = sg_arena_alloc(a, cap * sizeof *v);
     if (!v)
         return NULL;
@@ -75,6 +75,9 @@ char **sgx_sandbox_argv(sg_arena *a, const sgx_sandbox *s, const char *const *in
     }
     /* the workspace after the private /tmp, so a workspace under /tmp is the
      * real one, bound over the empty tmpfs */
+    for (size_t i = 0; i < s->nro; i++) {
+        A("--ro-bind"); A(s->ro[i]); A(s->ro[i]);
+    }
     for (size_t i = 0; i < s->nrw; i++) {
         A("--bind"); A(s->rw[i]); A(s->rw[i]);
     }

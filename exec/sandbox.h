@@ -20,6 +20,10 @@ typedef struct sgx_sandbox {
     const char *bwrap;                /* the bwrap program (absolute) */
     const char *const *rw;            /* bound read-write (the workspace roots) */
     size_t nrw;
+    const char *const *ro;            /* bound read-only at their own paths after the
+                                       * private /tmp: what the run inside must read
+                                       * (the policy, its include dirs, a key) */
+    size_t nro;
     const char *cwd;                  /* where the command starts */
     int network;                      /* keep the network (the pack's run_sandbox set) */
 } sgx_sandbox;

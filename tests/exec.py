@@ -372,6 +372,17 @@ check(a.returncode == 0 and rc == 0 and j.get("stdout") == "[ask-me]\n", "approv
 rc, j, _, _ = run("sgx_helper argv ask-me", "--state", STATE)
 check(rc == 126 and j.get("decision") == "ask", "and asks again", j)
 
+# ---- a signed policy: run loads policies as check does --------------------------------------
+KEY = os.path.join(T, "team")
+BUNDLE = os.path.join(T, "exec.sgb")
+steps = [[SG, "keygen", "-o", KEY], [SG, "bundle", "build", "-o", BUNDLE, PACK],
+         [SG, "bundle", "sign", "--key", KEY, BUNDLE]]
+made = all(subprocess.run(a, capture_output=True, env=ENV).returncode == 0 for a in steps)
+rc, j, err, _ = run("echo signed", "--require-signature", KEY + ".pub", js=False)
+check(made and rc == 65 and j == b"", "--require-signature refuses an unsigned policy, nothing runs", (rc, err))
+rc, j, _, _ = run("echo signed", "--require-signature", KEY + ".pub", pack=BUNDLE)
+check(rc == 0 and j.get("stdout") == "signed\n", "and runs a signed bundle", j)
+
 # ---- the sandbox -----------------------------------------------------------------------------
 mark = os.path.join(WS, "sandbox-marker")
 rc, j, _, _ = run("sgx_helper write %s" % mark, "--sandbox", "bwrap", "--bwrap", os.path.join(BIN, "fake-bwrap"))
@@ -422,6 +433,9 @@ else:
     check(j.get("stdout") == "%s\nsandbox\n" % os.path.join(WS, "src"), "a sandboxed run updates its session", j)
     rc, out, _ = session("show", "--session", "sb", *S)
     check(json.loads(out).get("env") == {"IN": "sandbox"}, "and records only what the agent changed", out)
+    rc, j, _, _ = run("echo signed", "--sandbox", "bwrap", "--require-signature", KEY + ".pub", pack=BUNDLE)
+    check(rc == 0 and j.get("stdout") == "signed\n" and j.get("sandboxed") is True,
+          "a sandboxed run loads the signed bundle again inside", j)
     rc, out, err, _ = run("sgx_helper argv streamed", "--sandbox", "bwrap", js=False)
     check(rc == 0 and out == b"[streamed]\n" and "sandboxed" in err, "a sandboxed run streams", (out, err))
 
