@@ -670,8 +670,16 @@ int cli_run(int argc, char **argv)
         run_usage(stderr);
         return EX_USAGE;
     }
-    if (o.inside >= 0)
+    if (o.inside >= 0) {
+        /* the run inside a sandbox trusts the environment it was given (the starter
+         * built it): only as started there, with the report pipe open */
+        struct stat ps;
+        if (fstat(o.inside, &ps) != 0 || !S_ISFIFO(ps.st_mode)) {
+            fprintf(stderr, "shellgate run: --inside is internal (the sandboxed run's report pipe)\n");
+            return EX_USAGE;
+        }
         fcntl(o.inside, F_SETFD, FD_CLOEXEC);
+    }
     size_t len;
     char *cmd = joined(o.rest, o.nrest, &len);
     sg_load_options lo = { o.incs, o.ninc, diag, NULL, o.require_sig, o.scope };

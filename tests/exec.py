@@ -191,6 +191,8 @@ j = json.loads(out) if out else {}
 check(sig.returncode == 128 + 15 and j.get("status") == "error" and gone(pid)
       and any("signal 15" in w for w in j.get("warnings", [])), "SIGTERM to shellgate ends the tree first",
       (sig.returncode, j, gone(pid)))
+r = subprocess.run([SG, "run", "--inside", "7", "--", "echo hi"], capture_output=True, env=ENV, cwd=WS)
+check(r.returncode == 64 and r.stdout == b"", "--inside without its report pipe is refused", r.stderr)
 rc, j, _, _ = run("sgx_helper sleep 5", "--timeout", "700")
 check(rc == 64, "--timeout is at most 600 s", rc)
 
