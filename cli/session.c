@@ -8,6 +8,7 @@
 #include "lib/policy.h"
 #include "common/alloc.h"
 #include "exec/env.h"
+#include "exec/run.h"
 #include "exec/session.h"
 
 #define EX_USAGE 64
@@ -34,18 +35,6 @@ static void list_one(void *ud, const char *id, const char *cwd, int64_t used)
     printf("%s\t%s\tused %lld s ago\n", id, cwd[0] ? cwd : "-", (long long)(now - used));
 }
 
-/* Would setting (or unsetting) name change which code runs?  The policy's
- * code_vars set says (std/sets); without one, every name is refused.  PWD is the
- * executor's own. */
-static int refused_name(const sgr_table *t, const char *name)
-{
-    if (strcmp(name, "PWD") == 0)
-        return 1;
-    for (uint32_t i = 0; i < t->nsets; i++)
-        if (strcmp(sgr_str(t, t->sets[i].name), "code_vars") == 0)
-            return sgr_set_match(t, i, name, strlen(name));
-    return 1;
-}
 
 int cli_session(int argc, char **argv)
 {
@@ -120,9 +109,10 @@ int cli_session(int argc, char **argv)
         int st = sg_policy_load(policy, &lo, &pol);
         if (st)
             return st;
-        if (refused_name(pol->t, name)) {
+        /* the same names the executor refuses to export or unset (std/sets) */
+        if (sgx_refused_var(pol->t, sgx_refused_vars_set(pol->t), name, strlen(name))) {
             fprintf(stderr, "shellgate session: refusing to %s %s: it changes which programs run or how (the "
-                    "policy's code_vars)\n", verb, name);
+                    "policy's run_refused_vars)\n", verb, name);
             sg_policy_free(pol);
             return 1;
         }

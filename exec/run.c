@@ -84,7 +84,7 @@ struct sgx_run {
     int prepared, stopped;
     sgx_result res;
     int null_fd, out_wr, err_wr;
-    int code_set;                        /* the table's code_vars set, -1: none */
+    int code_set;                        /* sgx_refused_vars_set, -1: none */
     const sgr_result *last;              /* the prepared evaluation */
     const char *decided[MAX_DECIDED];
     uint32_t ndecided;
@@ -179,11 +179,31 @@ static void state_free(state *s)
     sgx_vars_free(&s->vars);
 }
 
+int sgx_refused_vars_set(const sgr_table *t)
+{
+    int code = -1;
+    for (uint32_t i = 0; t && i < t->nsets; i++) {
+        const char *n = sgr_str(t, t->sets[i].name);
+        if (strcmp(n, "run_refused_vars") == 0)
+            return (int)i;
+        if (strcmp(n, "code_vars") == 0)
+            code = (int)i;
+    }
+    return code;
+}
+
+int sgx_refused_var(const sgr_table *t, int set, const char *name, size_t len)
+{
+    if (len == 3 && memcmp(name, "PWD", 3) == 0)
+        return 1;                       /* the executor's own */
+    if (set < 0)
+        return 1;                       /* no such set in the policy: refuse every name */
+    return sgr_set_match(t, (uint32_t)set, name, len);
+}
+
 static int is_code_var(const sgx_run *r, const char *name, size_t len)
 {
-    if (r->code_set < 0)
-        return 1;                       /* no code_vars set in the policy: refuse every name */
-    return sgr_set_match(r->o.t, (uint32_t)r->code_set, name, len);
+    return sgx_refused_var(r->o.t, r->code_set, name, len);
 }
 
 /* Write a builtin's or the executor's message to fd (one of the run's capture
@@ -755,9 +775,9 @@ static int apply_assigns(sgx_run *r, state *st, char *const *asg, uint32_t n, in
         if (!eq)
             continue;
         size_t nl = (size_t)(eq - asg[i]);
-        if (check && (is_code_var(r, asg[i], nl) || (nl == 3 && memcmp(asg[i], "PWD", 3) == 0)))
+        if (check && is_code_var(r, asg[i], nl))
             return stop(r, SGT_DENY, "executor", "setting %.*s changes which programs run or how; the executor "
-                        "refuses it (the policy's code_vars)", (int)nl, asg[i]);
+                        "refuses it (the policy's run_refused_vars)", (int)nl, asg[i]);
         if (sgx_vars_set(&st->vars, asg[i], nl, eq + 1, 0) < 0)
             return oom(r);
     }
@@ -778,9 +798,9 @@ static int check_names(sgx_run *r, int bi, char *const *args, uint32_t n)
         }
         const char *eq = strchr(a, '=');
         size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        if (sgx_is_name(a, nl) && (is_code_var(r, a, nl) || (nl == 3 && memcmp(a, "PWD", 3) == 0)))
+        if (sgx_is_name(a, nl) && is_code_var(r, a, nl))
             return stop(r, SGT_DENY, "executor", "%s %.*s changes which programs run or how; the executor refuses "
-                        "it (the policy's code_vars)", bi == BI_EXPORT ? "export" : "unset", (int)nl, a);
+                        "it (the policy's run_refused_vars)", bi == BI_EXPORT ? "export" : "unset", (int)nl, a);
     }
     if (bi == BI_EXPORT && !n)
         return stop(r, SGT_DENY, "executor", "export without names lists variables: use env or printenv");
@@ -1351,10 +1371,7 @@ sgx_run *sgx_run_new(const sgx_opts *o)
         r->o.grace_s = SGX_GRACE_DEFAULT;
     sg_arena_init(&r->a, 1 << 16);
     r->null_fd = r->out_wr = r->err_wr = -1;
-    r->code_set = -1;
-    for (uint32_t i = 0; o->t && i < o->t->nsets; i++)
-        if (strcmp(sgr_str(o->t, o->t->sets[i].name), "code_vars") == 0)
-            r->code_set = (int)i;
+    r->code_set = sgx_refused_vars_set(o->t);
     r->res.decision = SGT_DENY;
     r->res.rule = "executor";
     r->res.message = "";

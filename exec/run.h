@@ -107,6 +107,13 @@ int sgx_execute(sgx_run *r);
 void sgx_refuse(sgx_run *r, uint32_t decision, const char *rule, const char *message);
 void sgx_warn(sgx_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The names a line or a session may not set, export or unset: the table's set
+ * run_refused_vars (std/sets: code_vars and interpreters' module paths), else its
+ * code_vars, else none (-1: every name is refused).  sgx_refused_var answers for
+ * one name of that set (PWD always). */
+int sgx_refused_vars_set(const sgr_table *t);
+int sgx_refused_var(const sgr_table *t, int set, const char *name, size_t len);
+
 const sgx_result *sgx_result_of(const sgx_run *r);
 /* The directory and variables the top-level list ended with. */
 const char *sgx_final_cwd(const sgx_run *r);

@@ -142,8 +142,9 @@ for i, (line, word) in enumerate([
         ("sgx_helper write M; { echo a; } > out", "redirection after"),
         ("sgx_helper write M; echo `echo x`", "backquoted"),
         ("sgx_helper write M; echo $1", "positional"),
-        ("sgx_helper write M; export PATH=/tmp", "code_vars"),
-        ("sgx_helper write M; LD_PRELOAD=/x.so", "code_vars"),
+        ("sgx_helper write M; export PATH=/tmp", "run_refused_vars"),
+        ("sgx_helper write M; LD_PRELOAD=/x.so", "run_refused_vars"),
+        ("sgx_helper write M; export PYTHONPATH=/tmp/lib", "run_refused_vars"),
         ("sgx_helper write M; cd -", "cd -"),
         ("sgx_helper write M; [[ -f x ]]", "[["),
         ]):
@@ -310,7 +311,7 @@ session("set", "CMD=rm", "--session", "s1", *S)
 rc, j, _, _ = run("$CMD notes.txt", "--session", "s1", *S)
 check(rc == 126 and j.get("rule") == "exec_test:no_rm" and os.path.exists(os.path.join(WS, "notes.txt")),
       "the policy decides on the expanded value", j)
-for name in ("PATH", "LD_PRELOAD", "LD_ANYTHING", "PYTHONPATH", "BASH_ENV", "ENV", "IFS", "PWD"):
+for name in ("PATH", "LD_PRELOAD", "LD_ANYTHING", "PYTHONPATH", "NODE_PATH", "BASH_ENV", "ENV", "IFS", "PWD"):
     rc, _, err = session("set", name + "=/tmp/x", "--session", "s1", "-p", PACK, *S)
     check(rc == 1 and "refusing" in err, "session set refuses %s" % name, err)
 rc, _, _ = session("unset", "GREETING", "--session", "s1", *S)
