@@ -25,4 +25,8 @@ echo "build: $B ($build); $(nproc) cpus; load average $(cut -d' ' -f1-3 /proc/lo
 "$B/bench/bench_hooks" "${BENCH_HOOK_CALLS:-1000000}"
 # admission through the Redis rate store: its own block of figures (bench/redis.sh)
 sh "$(dirname "$0")/redis.sh" "$B"
+
+# ---- the executor: `shellgate run` over a bare fork/exec of true, with and without
+# the sandbox, and in process (docs/executor.md) -----------------------------------
+"$B/bench/bench_run" "$B/cli/shellgate" "${BENCH_RUN:-200}"
 echo "figures written to $OUT (bench/plot.sh draws them)"

@@ -21,6 +21,7 @@
 #include "common/alloc.h"
 #include "cli/mutate.h"
 #include "cli/bundle.h"
+#include "cli/verbs.h"
 
 #define EX_USAGE 64
 #define EX_DATAERR 65
@@ -50,6 +51,8 @@ static void usage(FILE *f)
         "       shellgate dump    POLICY\n"
         "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
         "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
+        "       shellgate run     [-p POLICY] [--cwd DIR] [--root DIR]... [--session ID] [--json] -- COMMAND\n"
+        "       shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]\n"
         "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
         "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
         "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
@@ -1617,6 +1620,10 @@ int main(int argc, char **argv)
         return sg_cli_bundle(argc - 2, argv + 2);
     if (strcmp(cmd, "keygen") == 0)
         return sg_cli_keygen(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0)
+        return cli_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "session") == 0)
+        return cli_session(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

@@ -4,7 +4,7 @@
 # stops.  Needs no network beyond Debian's package mirrors.  gnuplot-nox draws the
 # bench figures (bench/plot.sh).
 set -eu
-PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3 gnuplot-nox"
+PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3 gnuplot-nox bubblewrap"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
