@@ -25,10 +25,14 @@ build: deps
 ifeq ($(PGO),1)
 	@JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" sh scripts/pgo.sh build-pgo $(CURDIR)/build-pgo/profile
 	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO=USE -DSG_PGO_DIR=$(CURDIR)/build-pgo/profile $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build -j $(JOBS) || { \
+	    echo "pgo: the profiled build failed; building without a profile" >&2; \
+	    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO= $(CMAKE_FLAGS) >/dev/null && \
+	    cmake --build build -j $(JOBS); }
 else
 	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO= $(CMAKE_FLAGS) >/dev/null
-endif
 	@cmake --build build -j $(JOBS)
+endif
 
 build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSG_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
