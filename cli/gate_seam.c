@@ -310,10 +310,10 @@ static const char *here(char *buf, size_t n, const char *cwd)
     return cwd && cwd[0] == '/' ? cwd : getcwd(buf, n);
 }
 
-void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const char *cwd, const char *agent,
-                    const char *session, sg_gate_verdict *v)
+void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v)
 {
     char buf[4096];
+    const char *cwd = w->cwd, *agent = w->agent, *session = w->session;
     memset(v, 0, sizeof *v);
     g->out.len = 0;
     agent = agent && *agent ? agent : "default";
@@ -326,7 +326,7 @@ void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const char *cwd, co
         fill(g, &b, v);
         return;
     }
-    sgr_opts so = { cwd, NULL, 0, NULL };
+    sgr_opts so = { cwd, w->roots, w->nroots, NULL };
     const sgr_result *r = sgr_eval(g->ctx, cmd, len, &so);
     g->id[0] = '\0';
     sg_batch_out b = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
@@ -387,7 +387,7 @@ static void trace_rule(void *ud, int32_t seg, uint32_t rule, int matched)
         tr->oom = 1;
 }
 
-void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const char *cwd, sg_gate_verdict *v)
+void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v)
 {
     char buf[4096];
     memset(v, 0, sizeof *v);
@@ -395,7 +395,7 @@ void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const char *cwd, s
     cJSON_free(g->json);
     g->json = NULL;
     trace tr = { cJSON_CreateArray(), g->p->t, 0 };
-    sgr_opts so = { here(buf, sizeof buf, cwd), NULL, 0, NULL };
+    sgr_opts so = { here(buf, sizeof buf, w->cwd), w->roots, w->nroots, NULL };
     if (!so.cwd)
         so.cwd = "/";
     sgr_ctx_set_trace(g->ctx, trace_rule, &tr);

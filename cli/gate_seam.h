@@ -67,17 +67,24 @@ typedef struct sg_gate_verdict {
     size_t json_len;
 } sg_gate_verdict;
 
-/* Decide cmd[0..len) in cwd (absolute; NULL: the process's) for agent (the rate
- * key and the log's agent; NULL: "default") and session (approvals; NULL: the
- * agent), then admit it and log it.  Never fails: bad input, a store error or
- * no memory is a deny whose message says why. */
-void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const char *cwd, const char *agent,
-                    const char *session, sg_gate_verdict *v);
+/* Where a command runs and for whom: cwd absolute (NULL: the process's); the
+ * workspace roots (none: the cwd); agent the rate key and the log's agent (NULL:
+ * "default"); session the approval session (NULL: the agent). */
+typedef struct sg_gate_where {
+    const char *cwd;
+    const char *const *roots;
+    size_t nroots;
+    const char *agent, *session;
+} sg_gate_where;
+
+/* Decide cmd[0..len) where w says, then admit it and log it.  Never fails: bad
+ * input, a store error or no memory is a deny whose message says why. */
+void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v);
 
 /* The same decision without admission or the log (nothing recorded), with the
  * rules each segment matched added to the JSON as "explain": [{"segment": i,
  * "tried": N, "matched": ["pack:rule", ...]}, ...] (segment -1: whole-line rules). */
-void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const char *cwd, sg_gate_verdict *v);
+void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v);
 
 /* Answer the ask with approval id `id` (32 hex digits) for scope "once" or
  * "session" (session NULL: the one it was asked from).  0 approved (*cmd the

@@ -267,6 +267,8 @@ static const char *str_field(const cJSON *o, const char *name)
 /* What the payload asks: the command, where, and for whom. */
 typedef struct request {
     const char *cmd, *cwd, *session;
+    const char *roots[16];             /* Cursor's workspace_roots; none: the cwd */
+    size_t nroots;
     char *args_owned;                  /* Copilot's toolArgs, parsed (cJSON text) */
     cJSON *args;
 } request;
@@ -320,6 +322,10 @@ static int read_request(const hook_agent *ag, cJSON *in, request *r, const char 
     } else {
         input = in;                     /* Cursor: the command is at the top */
         r->session = str_field(in, "conversation_id");
+        const cJSON *wr, *ws = cJSON_GetObjectItemCaseSensitive(in, "workspace_roots");
+        cJSON_ArrayForEach(wr, ws)
+            if (cJSON_IsString(wr) && wr->valuestring[0] == '/' && r->nroots < 16)
+                r->roots[r->nroots++] = wr->valuestring;
     }
     r->cmd = str_field(input, "command");
     if (!r->cmd) {
@@ -407,8 +413,13 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
                  : "the policy or the state store cannot be opened");
         return deny(ag, why_open);
     }
+    /* the workspace is the agent's project directory; Gemini CLI may run the
+     * command in a directory below it */
+    const char *proj[1] = { rq.cwd };
+    sg_gate_where where = { cwd, rq.nroots ? rq.roots : proj, rq.nroots ? rq.nroots : 1,
+                            o->go.agent ? o->go.agent : agent, agent };
     sg_gate_verdict v;
-    sg_gate_decide(g, rq.cmd, strlen(rq.cmd), cwd, o->go.agent ? o->go.agent : agent, agent, &v);
+    sg_gate_decide(g, rq.cmd, strlen(rq.cmd), &where, &v);
     int ask = o->ask >= 0 ? o->ask : ag->can_ask ? HOOK_ASK_ASK : HOOK_ASK_DENY;
     char reason[3000], approve[600] = "";
     answer a = { 1, v.decision, reason };
@@ -418,8 +429,10 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
     if (v.decision == SG_GATE_ALLOW) {
         snprintf(reason, sizeof reason, "shellgate: allowed by %s", v.rule);
     } else if (v.decision == SG_GATE_DENY) {
+        size_t ml = strlen(v.message);
+        int stop = ml && strchr(".!?", v.message[ml - 1]);
         snprintf(reason, sizeof reason, "shellgate denied this command (%s): %s%s%s", v.rule, v.message,
-                 v.hint[0] ? " Hint: " : "", v.hint);
+                 !v.hint[0] ? "" : stop ? " Hint: " : ". Hint: ", v.hint);
     } else if (ask == HOOK_ASK_DENY) {
         a.decision = SG_GATE_DENY;
         snprintf(reason, sizeof reason, "shellgate: this command needs a person's approval (%s): %s. %s cannot ask, "
