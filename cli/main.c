@@ -54,6 +54,7 @@ static void usage(FILE *f)
         "       shellgate run     [-p POLICY] [--cwd DIR] [--root DIR]... [--session ID] [--json] -- COMMAND\n"
         "       shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]\n"
         "       shellgate hook    claude-code|codex|gemini-cli|cursor|copilot [-p POLICY] [--state FILE] [--print-config]\n"
+        "       shellgate serve   --socket PATH [-p POLICY] [--mode 0600] [--state FILE] [--log FILE]\n"
         "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
         "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
         "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
@@ -1627,6 +1628,8 @@ int main(int argc, char **argv)
         return cli_session(argc - 2, argv + 2);
     if (strcmp(cmd, "hook") == 0)
         return cli_hook(argc - 2, argv + 2);
+    if (strcmp(cmd, "serve") == 0)
+        return cli_serve(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

@@ -6,5 +6,6 @@
 int cli_run(int argc, char **argv);       /* cli/run.c: shellgate run */
 int cli_session(int argc, char **argv);   /* cli/session.c: shellgate session */
 int cli_hook(int argc, char **argv);      /* cli/hook.c: shellgate hook AGENT */
+int cli_serve(int argc, char **argv);     /* cli/serve.c: shellgate serve */
 
 #endif
