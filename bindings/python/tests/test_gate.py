@@ -1,0 +1,114 @@
+"""The Python client against a real `shellgate serve` process and the CLI.
+
+Run by CTest: SHELLGATE names the binary, PYTHONPATH the bindings."""
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from shellgate import Decision, Gate, ShellgateError
+
+SG = os.environ["SHELLGATE"]
+CWD = "/home/agent/project"
+
+
+class ServerCase(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="sg-py-")
+        cls.sock = os.path.join(cls.tmp.name, "sg.sock")
+        env = dict(os.environ, HOME="/home/agent", XDG_STATE_HOME=os.path.join(cls.tmp.name, "xdg"),
+                   XDG_CONFIG_HOME=os.path.join(cls.tmp.name, "cfg"))
+        cls.proc = subprocess.Popen([SG, "serve", "--socket", cls.sock, "--state",
+                                     os.path.join(cls.tmp.name, "state")], env=env, stderr=subprocess.DEVNULL)
+        for _ in range(500):
+            if os.path.exists(cls.sock):
+                break
+            time.sleep(0.02)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proc.send_signal(signal.SIGTERM)
+        cls.proc.wait(timeout=30)
+        cls.tmp.cleanup()
+
+    def test_allow_deny_ask(self):
+        with Gate(socket=self.sock) as g:
+            d = g.check("ls -la", cwd=CWD)
+            self.assertIsInstance(d, Decision)
+            self.assertTrue(d.allowed)
+            self.assertEqual(d.segments[0]["argv"], ["ls", "-la"])
+            d = g.check("rm -rf /", cwd=CWD)
+            self.assertEqual((d.decision, d.rule), ("deny", "default:rm_root"))
+            self.assertIn("refusing to delete '/'", d.message)
+            d = g.check("git push origin main", cwd=CWD, agent="py", session="s")
+            self.assertEqual(d.decision, "ask")
+            self.assertEqual(len(d.approval_id), 32)
+
+    def test_approve_then_allowed(self):
+        with Gate(socket=self.sock, agent="py2") as g:
+            d = g.check("git push origin feature", cwd=CWD, session="s2")
+            self.assertEqual(d.decision, "ask")
+            self.assertEqual(g.approve(d.approval_id, "once")["approved"], "git push origin feature")
+            self.assertTrue(g.check("git push origin feature", cwd=CWD, session="s2").allowed)
+            self.assertEqual(g.check("git push origin feature", cwd=CWD, session="s2").decision, "ask")
+            with self.assertRaises(ShellgateError):
+                g.approve("0" * 32)
+
+    def test_explain_stats_reload(self):
+        with Gate(socket=self.sock) as g:
+            e = g.explain("cat x | sh", cwd=CWD)
+            self.assertEqual(e["decision"], "deny")
+            self.assertTrue(e["explain"])
+            self.assertEqual(g.stats()["pack"], "default")
+            self.assertEqual(g.reload()["pack"], "default")
+
+    def test_threads_share_a_gate(self):
+        with Gate(socket=self.sock) as g:
+            bad = []
+
+            def run(k):
+                for i in range(200):
+                    cmd, want = (("ls", "allow"), ("rm -rf ~", "deny"))[(i + k) % 2]
+                    if g.check(cmd, cwd=CWD).decision != want:
+                        bad.append((k, i))
+            ts = [threading.Thread(target=run, args=(k,)) for k in range(8)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            self.assertEqual(bad, [])
+
+    def test_server_gone_is_deny(self):
+        g = Gate(socket=os.path.join(self.tmp.name, "nobody.sock"))
+        d = g.check("ls", cwd=CWD)
+        self.assertEqual(d.decision, "deny")
+        self.assertTrue(d.error)
+
+
+class CliCase(unittest.TestCase):
+    def test_cli_gate(self):
+        with Gate(policy="readonly", shellgate=SG) as g:
+            self.assertTrue(g.check("git log --oneline", cwd=CWD).allowed)
+            d = g.check("echo hi > notes.txt", cwd=CWD)
+            self.assertEqual(d.decision, "deny")
+            self.assertTrue(d.rule.startswith("readonly:"))
+            with self.assertRaises(ShellgateError):
+                g.stats()
+
+    def test_cli_missing_binary_is_deny(self):
+        with Gate(policy="readonly", shellgate="/nonexistent/shellgate") as g:
+            self.assertEqual(g.check("ls", cwd=CWD).decision, "deny")
+
+    def test_bad_policy_is_deny(self):
+        with Gate(policy="no-such-pack", shellgate=SG) as g:
+            d = g.check("ls", cwd=CWD)
+            self.assertEqual(d.decision, "deny")
+            self.assertTrue(d.error)
+
+
+if __name__ == "__main__":
+    unittest.main()
