@@ -100,6 +100,21 @@ def check_results(r, quick):
     check(exits == [0, 64, 0, 0, 1], f"process exit statuses are true, usage, allow, allow, deny (got {exits})")
     for k in ("server", "run", "hook_adapters", "redis"):
         check(k in r, f"{k}: the place for its figures")
+    # filled by bench/bench_agents.c through bench/merge_agents.py
+    h = r.get("hook_adapters")
+    if h is not None:
+        agents = {c.get("agent") for c in h.get("cases", [])}
+        check(agents == {"claude-code", "codex", "gemini-cli", "cursor", "copilot"}, f"hook_adapters: every agent {agents}")
+        for c in h.get("cases", []):
+            for k in ("runs", "median_ms", "p99_ms", "min_ms", "cpu_ms"):
+                number(c, k, f"hook_adapters[{c.get('agent')} {c.get('case')}]")
+    s = r.get("server")
+    if s is not None:
+        runs = s.get("runs", [])
+        check([x.get("clients") for x in runs] == [1, 32], "server: runs with 1 and 32 clients")
+        for x in runs:
+            for k in ("requests", "per_second", "median_us", "p99_us"):
+                number(x, k, f"server[{x.get('clients')} clients]")
 
 
 def main():

@@ -6,7 +6,8 @@
 # usage: run.sh BUILD_DIR [RESULTS.json]
 #   BENCH_ITERS (decisions per figure, default 200000), BENCH_SPAWN (processes per
 #   one-process figure, 300), BENCH_BATCH (lines for the CLI batch, 200000),
-#   BENCH_HOOK_CALLS (1000000)
+#   BENCH_HOOK_CALLS (1000000), BENCH_HOOK (hook calls per agent, 300),
+#   BENCH_SERVER (server requests per client, 2000)
 set -eu
 B=${1:-build}
 OUT=${2:-bench/results.json}
@@ -29,4 +30,11 @@ sh "$(dirname "$0")/redis.sh" "$B"
 # ---- the executor: `shellgate run` over a bare fork/exec of true, with and without
 # the sandbox, and in process (docs/executor.md) -----------------------------------
 "$B/bench/bench_run" "$B/cli/shellgate" "${BENCH_RUN:-200}"
+
+# ---- what an agent pays: a hook call end to end, and the server with 1 and 32
+# clients (bench/bench_agents.c); their figures fill results.json's places -------
+agents=$(mktemp)
+"$B/bench/bench_agents" "$B/cli/shellgate" "${BENCH_HOOK:-300}" "${BENCH_SERVER:-2000}" "$agents"
+python3 "$(dirname "$0")/merge_agents.py" "$OUT" "$agents"
+rm -f "$agents"
 echo "figures written to $OUT (bench/plot.sh draws them)"

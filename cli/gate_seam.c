@@ -226,6 +226,8 @@ static void admit(sg_gate *g, const sgr_result *r, const char *cmd, const char *
             lidx[nl++] = i;
         }
     }
+    if (!ask && nl == 0)
+        return;                         /* no limit applies: no slot to take, no store to touch */
     sgr_admit_req q;
     memset(&q, 0, sizeof q);
     q.now_ns = sgr_admit_now();

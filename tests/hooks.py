@@ -161,11 +161,14 @@ def approval():
         check(again == "none", f"codex: the approved command now runs (no deny): {again}")
         third = decision_of("codex", hook("codex", data, ["--state", state], env).stdout)
         check(third == "deny", f"codex: an approval --once is used up: {third}")
-        # a corrupt state file: the command is refused, in the agent's format
+        # a corrupt state file refuses every command that needs it (a limit applies,
+        # or an ask), in the agent's format; a plain allow without limits never reads it
         open(state, "wb").write(b"\x00garbage\xff" * 50)
-        p = hook("claude-code", json.dumps(payload("claude-code", "ls", "s")).encode(), ["--state", state], env)
-        check(decision_of("claude-code", p.stdout) == "deny",
-              f"claude-code: a corrupt state file is a deny: {p.stdout!r}")
+        for args, cmd in ((["-p", "gaia"], "ls"), ([], "git push origin main")):
+            p = hook("claude-code", json.dumps(payload("claude-code", cmd, "s")).encode(), ["--state", state] + args,
+                     env)
+            check(decision_of("claude-code", p.stdout) == "deny" and b"admission" in p.stdout,
+                  f"claude-code: a corrupt state file is a deny ({cmd}): {p.stdout!r}")
 
 
 def print_config():
