@@ -460,16 +460,19 @@ static int print_config(const hook_agent *ag, const hopts *o)
     }
     self[n] = '\0';
     snprintf(command, sizeof command, "'%s' hook %s", self, ag->name);
-    if (strchr(self, '\''))
-        snprintf(command, sizeof command, "%s hook %s", self, ag->name);
     if (o->ask >= 0) {
         static const char *const w[] = { "ask", "deny", "pass" };
         snprintf(command + strlen(command), sizeof command - strlen(command), " --ask %s", w[o->ask]);
     }
-    if (sg_gateopt_words(&o->go, command, sizeof command) < 0) {
-        fprintf(stderr, "shellgate: the hook's options are too long\n");
+    /* "|| exit 2": should shellgate not run at all (moved, killed), the shell's
+     * status 2 still blocks the command in every one of these agents */
+    static const char tail[] = " || exit 2";
+    if (strchr(self, '\'') || sg_gateopt_words(&o->go, command, sizeof command) < 0
+        || strlen(command) + sizeof tail > sizeof command) {
+        fprintf(stderr, "shellgate: the hook's path or options cannot be written as a command\n");
         return 1;
     }
+    strcat(command, tail);
     fprintf(stderr, "# %s: put this in %s\n", ag->name, ag->config_file);
     ag->config(command, stdout);
     return fflush(stdout) == 0 ? 0 : 1;

@@ -194,12 +194,27 @@ def print_config():
                     check(entry["matcher"] in ("Bash", "run_shell_command"), f"{agent}: matcher {entry['matcher']}")
                     entry = entry["hooks"][0]
                 command = entry.get("bash") or entry["command"]
+            # shellgate gone (moved, not installed): the snippet's command still blocks
+            gone = command.replace(real, os.path.join(tmp, "no-such-dir", "shellgate"))
+            r = subprocess.run(["sh", "-c", gone], input=b"{}", capture_output=True, env=env)
+            check(r.returncode == 2, f"{agent}: the snippet blocks (exit 2) when shellgate cannot run: {r.returncode}")
             for cmd, want in (("cat notes.txt", "allow"), ("rm -rf /", "deny")):
                 data = json.dumps(payload(agent, cmd, "cfg")).encode()
                 r = subprocess.run(["sh", "-c", command], input=data, capture_output=True, env=env)
                 got = decision_of(agent, r.stdout)
                 want = "none" if agent == "codex" and want == "allow" else want
                 check(got == want, f"{agent}: the snippet's command answers {got} for {cmd!r}, want {want}")
+
+
+def docs_snippets():
+    """docs/integrations.md shows each snippet exactly as --print-config prints it
+    for /usr/local/bin/shellgate."""
+    doc = open(os.path.join(TESTS, "..", "docs", "integrations.md")).read()
+    real = os.path.realpath(SG)
+    for agent in AGENTS:
+        p = subprocess.run([SG, "hook", agent, "--print-config"], capture_output=True)
+        text = p.stdout.decode().replace(real, "/usr/local/bin/shellgate")
+        check(text in doc, f"docs/integrations.md has {agent}'s snippet as printed:\n{text}")
 
 
 def unknown_agent():
@@ -211,6 +226,7 @@ golden()
 admission()
 approval()
 print_config()
+docs_snippets()
 unknown_agent()
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

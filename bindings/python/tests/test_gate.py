@@ -82,6 +82,19 @@ class ServerCase(unittest.TestCase):
                 t.join()
             self.assertEqual(bad, [])
 
+    def test_docs_example(self):
+        """The example of docs/integrations.md runs, against this server."""
+        import contextlib
+        import io
+        doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "integrations.md")).read()
+        code = doc.split("```python\n", 1)[1].split("```", 1)[0].replace("/run/shellgate.sock", self.sock)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "docs/integrations.md", "exec"), {})
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[-1], "True")
+        self.assertIn("pushing publishes commits", lines[0])
+
     def test_server_gone_is_deny(self):
         g = Gate(socket=os.path.join(self.tmp.name, "nobody.sock"))
         d = g.check("ls", cwd=CWD)
