@@ -18,7 +18,6 @@
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
 
-#define EX_USAGE 64
 #define HOOK_MAX_INPUT (8u << 20)      /* a hook payload larger than this is refused */
 
 /* What the policy's answer becomes in an agent that cannot ask (ORDER HOOK_ASK). */
@@ -490,7 +489,7 @@ int cli_hook(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
         usage(argc < 1 ? stderr : stdout);
-        return argc < 1 ? EX_USAGE : 0;
+        return argc < 1 ? 2 : 0;       /* no agent named: block, as for an unknown one */
     }
     const hook_agent *ag = find_agent(argv[0]);
     if (!ag) {
@@ -517,7 +516,7 @@ int cli_hook(int argc, char **argv)
             if (o.ask == -2 || (o.ask == HOOK_ASK_ASK && !ag->can_ask)) {
                 snprintf(err, sizeof err, "--ask takes %s (got '%s')", ag->can_ask ? "ask, deny or pass" : "deny or pass",
                          v);
-                return o.print_config ? (fprintf(stderr, "shellgate: %s\n", err), EX_USAGE) : deny(ag, err);
+                return deny(ag, err);
             }
         } else {
             snprintf(err, sizeof err, "hook %s: unknown option '%s'", ag->name, argv[i]);

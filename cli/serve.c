@@ -59,6 +59,7 @@ typedef struct server {
     const char *path;
     int lfd, ep, sfd;
     size_t max_request;
+    int approve;                       /* --approve: the approve op is taken */
     client *ready;                     /* clients with complete lines not yet answered */
     client *all;
     unsigned nclients;
@@ -277,6 +278,15 @@ static void op_reload(server *s, client *c, const cJSON *id)
 static void op_approve(server *s, client *c, const cJSON *req, const cJSON *id)
 {
     const char *cmd = NULL;
+    if (!s->approve) {
+        /* an agent that can reach the socket must not answer its own asks */
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddBoolToObject(o, "ok", 0);
+        cJSON_AddStringToObject(o, "error", "this server takes no approvals (start it with --approve, on a socket "
+                                "the agents cannot reach, or run shellgate approve ID)");
+        answer_object(c, id, o);
+        return;
+    }
     s->diag[0] = '\0';
     int r = sg_gate_approve(s->g, str_of(req, "approval_id"), str_of(req, "scope"), str_of(req, "session"), &cmd);
     cJSON *o = cJSON_CreateObject();
@@ -494,7 +504,7 @@ static int listen_on(server *s, mode_t mode)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: shellgate serve --socket PATH [-p POLICY] [--mode 0600] [--max-request BYTES]\n"
+    fprintf(f, "usage: shellgate serve --socket PATH [-p POLICY] [--mode 0600] [--max-request BYTES] [--approve]\n"
                "                       [--state FILE] [--log FILE] [--rate-store URL] [--agent ID]\n"
                "JSON lines: {\"id\": 1, \"op\": \"check\", \"cmd\": \"...\", \"cwd\": \"/abs\", \"agent\": \"...\"};\n"
                "ops check, explain, approve, reload, stats (docs/integrations.md).\n");
@@ -533,6 +543,8 @@ int cli_serve(int argc, char **argv)
                 return EX_USAGE;
             }
             s.max_request = (size_t)m;
+        } else if (strcmp(argv[i], "--approve") == 0) {
+            s.approve = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;

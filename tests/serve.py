@@ -233,7 +233,7 @@ def misc(tmp):
     env = dict(os.environ, HOME="/home/agent", XDG_STATE_HOME=os.path.join(tmp, "xdg"),
                XDG_CONFIG_HOME=os.path.join(tmp, "cfg"))
     state = os.path.join(tmp, "state.db")
-    srv = Server(tmp, "--state", state, "--mode", "0660", env=env)
+    srv = Server(tmp, "--state", state, "--mode", "0660", "--approve", env=env)
     mode = os.stat(srv.path).st_mode & 0o777
     check(mode == 0o660, f"the socket has --mode 0660: {oct(mode)}")
     c = Conn(srv)
@@ -245,6 +245,7 @@ def misc(tmp):
     b = c.ask({"id": 3, "cmd": "git push origin main", "cwd": CWD, "agent": "bot", "session": "s1"})
     check(b["decision"] == "allow" and b.get("approved") == "once", f"the approved ask is admitted: {b}")
     e = c.ask({"id": 4, "op": "explain", "cmd": "ls | rm -rf /", "cwd": CWD})
+    check(e["decision"] == "deny" and "approval_id" not in e, f"explain: {e}")
     check(e["decision"] == "deny" and any("default:rm_root" in x["matched"] for x in e.get("explain", [])),
           f"explain lists the rules matched: {e}")
     for line, want in ((b"not json\n", "not valid JSON"), (b"[1,2]\n", "not a JSON object"),
@@ -265,8 +266,13 @@ def misc(tmp):
     rc = srv.p.wait(timeout=30)
     check(rc == 0 and not os.path.exists(srv.path), f"SIGTERM exits 0 and removes the socket: {rc}")
     c.close()
-    # a live socket is not taken over; a stale one is
-    srv = Server(tmp)
+    # a live socket is not taken over; a stale one is; without --approve, no approvals
+    srv = Server(tmp, "--state", state, env=env)
+    c = Conn(srv)
+    a = c.ask({"id": 1, "cmd": "git push origin dev", "cwd": CWD})
+    ap = c.ask({"id": 2, "op": "approve", "approval_id": a.get("approval_id", ""), "scope": "once"})
+    check(ap.get("ok") is False and "--approve" in ap.get("error", ""), f"approve needs --approve: {ap}")
+    c.close()
     p2 = subprocess.run([SG, "serve", "--socket", srv.path], capture_output=True, timeout=30)
     check(p2.returncode != 0 and b"another server" in p2.stderr, f"a live socket is refused: {p2.stderr!r}")
     srv.p.kill()

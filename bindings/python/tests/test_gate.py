@@ -22,7 +22,7 @@ class ServerCase(unittest.TestCase):
         cls.sock = os.path.join(cls.tmp.name, "sg.sock")
         env = dict(os.environ, HOME="/home/agent", XDG_STATE_HOME=os.path.join(cls.tmp.name, "xdg"),
                    XDG_CONFIG_HOME=os.path.join(cls.tmp.name, "cfg"))
-        cls.proc = subprocess.Popen([SG, "serve", "--socket", cls.sock, "--state",
+        cls.proc = subprocess.Popen([SG, "serve", "--socket", cls.sock, "--approve", "--state",
                                      os.path.join(cls.tmp.name, "state")], env=env, stderr=subprocess.DEVNULL)
         for _ in range(500):
             if os.path.exists(cls.sock):
