@@ -14,10 +14,7 @@
 #include "lib/batch.h"
 #include "lib/embedded.h"
 #include "runtime/unwrap.h"
-#include "runtime/admit.h"
-#include "runtime/admit_store.h"
-#include "runtime/declog.h"
-#include "compiler/sha256.h"
+#include "admit/admit.h"
 #include "common/alloc.h"
 #include "cli/mutate.h"
 #include "cli/bundle.h"
@@ -81,7 +78,7 @@ typedef struct cli {
     const char *agent;
     const char *log;
     unsigned long long log_max;
-    int scope;                         /* approve: SGR_APPROVE_* */
+    int scope;                         /* approve: SGA_APPROVE_* */
     /* fleet (docs/fleet.md) */
     const char *rate_store;            /* --rate-store URL */
     int rate_down;                     /* SGR_STORE_DOWN_* */
@@ -107,7 +104,7 @@ static int parse_fleet_opt(cli *o, const char *a, const char *v)
         o->rate_store = v;
         o->admit = 1;
     } else if (strcmp(a, "--rate-store-down") == 0) {
-        if ((o->rate_down = sgr_admit_store_down_parse(v)) < 0) {
+        if ((o->rate_down = sga_store_down_parse(v)) < 0) {
             fprintf(stderr, "%s: --rate-store-down takes deny or local\n", prog_name);
             return -1;
         }
@@ -198,11 +195,11 @@ static int parse_opts(cli *o, int argc, char **argv)
         } else if (strcmp(a, "--non-interactive") == 0) {
             o->non_interactive = 1;
         } else if (strcmp(a, "--once") == 0) {
-            o->scope = SGR_APPROVE_ONCE;
+            o->scope = SGA_APPROVE_ONCE;
         } else if (strcmp(a, "--session") == 0) {
-            o->scope = SGR_APPROVE_SESSION;
+            o->scope = SGA_APPROVE_SESSION;
         } else if (strcmp(a, "--always") == 0) {
-            o->scope = SGR_APPROVE_ALWAYS;
+            o->scope = SGA_APPROVE_ALWAYS;
         } else if (strcmp(a, "--coverage") == 0) {
             o->coverage = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -309,30 +306,15 @@ static int cmd_compile(int argc, char **argv)
 
 /* ---- admission: rate limits, approvals, the decision log (docs/admission.md) ---- */
 
-/* The decision as admitted: the policy's answer changed by approvals, rate limits
- * and --non-interactive.  Strings point into the evaluation, the table or msg. */
-typedef struct verdict {
-    uint32_t decision;
-    const char *rule, *message, *hint;
-    int rate_limited;
-    double wait_s;
-    char approval_id[2 * SGR_APPROVAL_LEN + 1];   /* "" unless the policy said ask */
-    const char *approved;                          /* scope name, or NULL */
-    int admission;                                 /* -1 pure, 0 refused, 1 admitted */
-    const char *error;                             /* state error, or NULL */
-    char msg[1024], rule_buf[300], err[1200];
-} verdict;
+typedef sga_verdict verdict;
 
 typedef struct adm {
-    sgr_admit *be;                     /* NULL: pure check */
-    sgr_declog *log;
-    const char *agent, *session;
-    int non_interactive;
-    char overlay[4096];                /* the always-approved list */
+    sga *a;                            /* NULL: a pure check without a log */
+    sga_who who;
 } adm;
 
 /* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
- * stepped forward would free slots, so the backend obeys it only for a state file
+ * stepped forward would free slots, so the store obeys it only for a state file
  * created under it; any other state file runs on the real clock (docs/admission.md). */
 static int64_t env_clock(void *ud)
 {
@@ -345,267 +327,57 @@ static int64_t env_clock(void *ud)
     return (int64_t)secs * 1000000000 + (int64_t)((d - (double)secs) * 1e9 + 0.5);
 }
 
-static int clock_injected;
-
-static void install_test_hooks(void)
-{
-    const char *now = getenv("SHELLGATE_TEST_NOW");
-    if (now && *now) {
-        sgr_admit_set_clock(env_clock, (void *)now);
-        clock_injected = 1;
-    }
-    const char *crash = getenv("SHELLGATE_TEST_CRASH");
-    if (crash && *crash)
-        sgr_admit_file_test_crash(atoi(crash));
-}
-
-static int overlay_path(char *buf, size_t n)
-{
-    const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
-    int k;
-    if (x && x[0] == '/')
-        k = snprintf(buf, n, "%s/shellgate/approved", x);
-    else if (h && h[0] == '/')
-        k = snprintf(buf, n, "%s/.config/shellgate/approved", h);
-    else
-        return -1;
-    return k > 0 && (size_t)k < n ? 0 : -1;
-}
-
-/* Is hex id listed in the overlay?  Lines: "approve ID ..."; anything else is
- * ignored (a hand-edited comment cannot approve anything). */
-static int overlay_has(const char *path, const char *id)
-{
-    FILE *f = path[0] ? fopen(path, "r") : NULL;
-    if (!f)
-        return 0;
-    char line[8192];
-    int found = 0;
-    size_t il = strlen(id);
-    while (!found && fgets(line, sizeof line, f))
-        found = strncmp(line, "approve ", 8) == 0 && strncmp(line + 8, id, il) == 0
-             && (line[8 + il] == ' ' || line[8 + il] == '\n' || line[8 + il] == '\0');
-    fclose(f);
-    return found;
-}
-
-static void approval_id(const sgr_result *r, const char *cwd, char out[2 * SGR_APPROVAL_LEN + 1])
-{
-    out[0] = '\0';
-    /* the material in one pass when it fits on the stack (every batch line that
-     * asks comes here), sized first otherwise */
-    uint8_t stack[4096], *m = stack;
-    size_t n = sgr_admit_approval_material(r, cwd, stack, sizeof stack);
-    if (n == 0) {
-        n = sgr_admit_approval_material(r, cwd, NULL, 0);
-        if (!(m = sg_malloc(n ? n : 1)))
-            return;
-        sgr_admit_approval_material(r, cwd, m, n);
-    }
-    sgc_sha256 h;
-    uint8_t d[32];
-    sgc_sha256_init(&h);
-    sgc_sha256_update(&h, m, n);
-    sgc_sha256_final(&h, d);
-    if (m != stack)
-        sg_free(m);
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++) {
-        out[2 * i] = hex[d[i] >> 4];
-        out[2 * i + 1] = hex[d[i] & 15];
-    }
-    out[2 * SGR_APPROVAL_LEN] = '\0';
-}
-
-static int parse_id(const char *hex, uint8_t id[SGR_APPROVAL_LEN])
-{
-    if (strlen(hex) != 2 * SGR_APPROVAL_LEN)
-        return -1;
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++) {
-        unsigned v;
-        char two[3] = { hex[2 * i], hex[2 * i + 1], 0 };
-        char *end;
-        v = (unsigned)strtoul(two, &end, 16);
-        if (*end || !two[0] || !two[1] || two[0] == '+' || two[0] == '-' || two[0] == ' ')
-            return -1;
-        id[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
-static void fill_limit(const sgr_table *t, uint32_t i, sgr_admit_limit *l)
-{
-    const sgt_limit *s = &t->limits[i];
-    l->name = sgr_str(t, s->name);
-    l->nwindows = s->nwindows < SGT_MAX_WINDOWS ? s->nwindows : SGT_MAX_WINDOWS;
-    memcpy(l->count, s->count, sizeof l->count);
-    memcpy(l->seconds, s->seconds, sizeof l->seconds);
-}
-
-/* Turn the policy's answer into the admitted verdict.  Pure checks (no backend)
- * only add the approval id and --non-interactive; admission consults approvals and
- * limits and records the command.  Any state error refuses (fail closed). */
-static void admit_command(adm *a, sgr_ctx *ctx, const sgr_table *t, const sgr_result *r, const char *cmd,
-                          const char *cwd, verdict *v)
-{
-    memset(v, 0, sizeof *v);
-    v->decision = r->decision;
-    v->rule = r->rule_id;
-    v->message = r->message;
-    v->hint = r->hint ? r->hint : "";
-    v->admission = a->be ? 0 : -1;
-    int ask = r->decision == SGT_ASK;
-    if (ask)
-        approval_id(r, cwd, v->approval_id);
-    if (ask && a->be && v->approval_id[0] && overlay_has(a->overlay, v->approval_id)) {
-        ask = 0;                        /* approved for good: admitted like an allow */
-        v->approved = "always";
-    }
-    if (!a->be) {
-        if (ask && a->non_interactive)
-            goto noninteractive;
-        return;
-    }
-    if (r->decision == SGT_DENY || r->oom)
-        return;                         /* refused before admission: takes no slot */
-    sgr_admit_limit lim[64];
-    uint32_t lidx[64], nl = 0;
-    for (uint32_t i = 0; i < t->nlimits && nl < 64; i++) {
-        int m = sgr_eval_limit_matches(ctx, i);
-        if (m < 0) {
-            v->error = "cannot evaluate a limit's condition";
-            goto refuse;
-        }
-        if (m) {
-            lidx[nl] = i;
-            fill_limit(t, i, &lim[nl++]);
-        }
-    }
-    sgr_admit_req q;
-    memset(&q, 0, sizeof q);
-    q.now_ns = sgr_admit_now();
-    q.clock_injected = clock_injected;
-    q.real_ns = sgr_admit_wall_ns();
-    q.agent = a->agent;
-    q.session = a->session;
-    q.pack = sgr_str(t, t->meta->pack_name);
-    q.ask = ask;
-    q.limits = lim;
-    q.nlimits = nl;
-    char progs[1024];
-    if (ask) {
-        const char *which;
-        parse_id(v->approval_id, q.approval);
-        q.cmd = cmd;
-        q.cwd = cwd;
-        q.risky = sgr_admit_risky(t, r, progs, sizeof progs, &q.progs_len, &which);
-        q.progs = progs;
-    }
-    sgr_admit_res res;
-    if (sgr_admit_check(a->be, &q, &res, v->err, sizeof v->err) < 0) {
-        v->error = v->err;
-        goto refuse;
-    }
-    if (res.approved)
-        v->approved = sgr_approve_scope_name(res.approved);
-    if (res.rate_limited) {
-        const sgt_limit *tl = &t->limits[lidx[res.limit]];
-        sgr_admit_message(v->msg, sizeof v->msg, sgr_str(t, tl->msg), &lim[res.limit], res.window, res.wait_ns);
-        snprintf(v->rule_buf, sizeof v->rule_buf, "limit:%s", lim[res.limit].name);
-        v->decision = SGT_DENY;
-        v->rule = v->rule_buf;
-        v->message = v->msg;
-        v->hint = "";
-        v->rate_limited = 1;
-        v->wait_s = (double)res.wait_ns / 1e9;
-        return;
-    }
-    if (res.admitted) {
-        v->admission = 1;
-        if (r->decision == SGT_ASK) {
-            snprintf(v->msg, sizeof v->msg, "approved (%s): %s", v->approved ? v->approved : "?", r->message);
-            v->decision = SGT_ALLOW;
-            v->message = v->msg;
-        }
-        return;
-    }
-    /* an ask nobody has approved yet: it stays an ask, recorded as pending */
-    if (!a->non_interactive)
-        return;
-noninteractive:
-    snprintf(v->msg, sizeof v->msg, "this command needs a person's approval (approval id %s), and shellgate runs "
-             "non-interactively (--non-interactive), so it is denied: %s", v->approval_id, r->message);
-    v->decision = SGT_DENY;
-    v->message = v->msg;
-    return;
-refuse:
-    snprintf(v->msg, sizeof v->msg, "admission failed, so the command is refused: %.970s", v->error);
-    v->decision = SGT_DENY;
-    v->rule = "admission";
-    v->message = v->msg;
-    v->hint = "";
-}
-
-static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, size_t len,
-                        const char *cwd, const verdict *v, int64_t now)
-{
-    if (!a->log)
-        return;
-    sgr_declog_entry e = { now, a->agent, cwd, cmd, len, t, r, v->decision, v->rule, v->message, v->admission,
-                           v->rate_limited, v->wait_s, v->approval_id[0] ? v->approval_id : NULL, v->approved,
-                           v->error };
-    char *line;
-    size_t n;
-    char err[600];
-    if (sgr_declog_format(&e, &line, &n) < 0) {
-        fprintf(stderr, "%s: decision log: out of memory; this decision is not logged\n", prog_name);
-        return;
-    }
-    if (sgr_declog_append(a->log, line, n, err, sizeof err) < 0)
-        fprintf(stderr, "%s: %s; this decision is not logged\n", prog_name, err);
-    sg_free(line);
-}
-
 static void print_warning(void *ud, const char *msg)
 {
     (void)ud;
     fprintf(stderr, "%s: %s\n", prog_name, msg);
 }
 
-/* The admission store the options name (admit_store.h), or NULL with err. */
-static sgr_admit *open_store(const cli *o, char *err, size_t n)
+/* Admission as the options say (store: open one even without --state), with the
+ * test hooks of the environment; NULL with the message printed. */
+static sga *open_admission(const cli *o, int store)
 {
-    sgr_admit_store_opts so = { o->rate_store, o->state, o->rate_down, o->rate_timeout, NULL, print_warning, NULL };
-    return sgr_admit_store_open(&so, err, n);
+    const char *now = getenv("SHELLGATE_TEST_NOW"), *crash = getenv("SHELLGATE_TEST_CRASH");
+    sga_opts so = { store, o->state, o->rate_store, o->rate_down, o->rate_timeout, 0, o->log, o->log_max,
+                    o->non_interactive, print_warning, NULL, NULL, NULL, crash && *crash ? atoi(crash) : 0 };
+    if (now && *now) {
+        so.clock = env_clock;
+        so.clock_ud = (void *)now;
+    }
+    char err[1200];
+    sga *a = sga_open(&so, err, sizeof err);
+    if (!a)
+        fprintf(stderr, "%s: %s\n", prog_name, err);
+    return a;
 }
 
-/* Open the backend and the log the options ask for.  0, or an exit status. */
+/* Open the admission the options ask for.  0, or an exit status. */
 static int adm_open(adm *a, const cli *o)
 {
     memset(a, 0, sizeof *a);
-    install_test_hooks();
-    a->agent = o->agent ? o->agent : "default";
+    a->who.agent = o->agent ? o->agent : "default";
     const char *s = getenv("SHELLGATE_SESSION");
-    a->session = s && *s ? s : a->agent;
-    a->non_interactive = o->non_interactive;
-    char err[600];
-    if (o->admit) {
-        if (!(a->be = open_store(o, err, sizeof err))) {
-            fprintf(stderr, "%s: %s\n", prog_name, err);
-            return EX_USAGE;
-        }
-        if (overlay_path(a->overlay, sizeof a->overlay) < 0)
-            a->overlay[0] = '\0';
-    }
-    if (o->log && !(a->log = sgr_declog_open(o->log, o->log_max, err, sizeof err)))
-        fprintf(stderr, "%s: %s; decisions are not logged\n", prog_name, err);
-    return 0;
+    a->who.session = s && *s ? s : a->who.agent;
+    if (!o->admit && !o->log && !o->non_interactive)
+        return 0;
+    return (a->a = open_admission(o, o->admit)) ? 0 : EX_USAGE;
 }
 
 static void adm_close(adm *a)
 {
-    sgr_admit_close(a->be);
-    sgr_declog_close(a->log);
+    sga_close(a->a);
+}
+
+static void admit_command(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, const char *cwd,
+                          verdict *v)
+{
+    sga_admit(a->a, t, r, cmd, cwd, &a->who, v);
+}
+
+static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, size_t len,
+                        const char *cwd, const verdict *v)
+{
+    sga_log(a->a, t, r, cmd, len, cwd, &a->who, v);
 }
 
 /* ---- check ------------------------------------------------------------------- */
@@ -665,17 +437,17 @@ static int batch_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_b
      * execve and the shell would cut it (sg_batch_parse refuses it first) */
     const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
     int w;
-    if (!b->a->be && !b->a->log && r->decision != SGT_ASK) {
+    if (sga_is_pure(b->a->a) && r->decision != SGT_ASK) {
         /* a pure check that needs no approval id: the verdict is the policy's */
         sg_batch_out v = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
         w = sg_batch_write(out, b->p->t, r, &v);
     } else {
         verdict v;
-        admit_command(b->a, ctx, b->p->t, r, req.cmd, so.cwd, &v);
+        admit_command(b->a, b->p->t, r, req.cmd, so.cwd, &v);
         sg_batch_out bo = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
                             v.approval_id, v.approved, v.error };
         w = sg_batch_write(out, b->p->t, r, &bo);
-        log_verdict(b->a, b->p->t, r, req.cmd, req.cmd_len, so.cwd, &v, sgr_admit_now());
+        log_verdict(b->a, b->p->t, r, req.cmd, req.cmd_len, so.cwd, &v);
     }
     sg_batch_req_free(&req);
     return w;
@@ -685,7 +457,7 @@ static int batch_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_b
  * run on; admission and the log keep one, in input order. */
 static int batch_threads(const adm *a)
 {
-    if (a->be || a->log)
+    if (!sga_is_pure(a->a))
         return 1;
     const char *e = getenv("SHELLGATE_BATCH_THREADS");
     if (e && *e) {
@@ -873,7 +645,7 @@ static int cmd_check(int argc, char **argv, int explain)
     sgr_opts so = { cwd, o.roots, o.nroots, NULL };
     const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
     verdict v;
-    admit_command(&a, ctx, p->t, r, cmd, cwd, &v);
+    admit_command(&a, p->t, r, cmd, cwd, &v);
     int code = exit_for(v.decision);
     if (explain) {
         explain_segments(p->t, r, &ts);
@@ -900,7 +672,7 @@ static int cmd_check(int argc, char **argv, int explain)
                    v.approval_id);
     }
     fflush(stdout);
-    log_verdict(&a, p->t, r, cmd, len, cwd, &v, sgr_admit_now());
+    log_verdict(&a, p->t, r, cmd, len, cwd, &v);
     adm_close(&a);
     free(ts.v);
     sg_free((void *)cmd);
@@ -1457,115 +1229,48 @@ static int cmd_listing(int argc, char **argv, int decompile)
 
 /* ---- approve, state ------------------------------------------------------------ */
 
-/* Append "approve ID "cmd" cwd "dir"" to the overlay unless it is there. */
-static int overlay_add(const char *path, const char *id, const sgr_admit_pending *p, char *err, size_t n)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *q = dir + 1; *q; q++)
-        if (*q == '/') {
-            *q = '\0';
-            mkdir(dir, 0700);
-            *q = '/';
-        }
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        snprintf(err, n, "%.900s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (overlay_has(path, id)) {
-        close(fd);
-        return 0;
-    }
-    cJSON *c = cJSON_CreateString(p->cmd), *d = cJSON_CreateString(p->cwd);
-    char *cs = c ? cJSON_PrintUnformatted(c) : NULL, *ds = d ? cJSON_PrintUnformatted(d) : NULL;
-    char line[16384];
-    int k = snprintf(line, sizeof line, "approve %s %s cwd %s\n", id, cs ? cs : "\"\"", ds ? ds : "\"\"");
-    cJSON_free(cs);
-    cJSON_free(ds);
-    cJSON_Delete(c);
-    cJSON_Delete(d);
-    if (k <= 0 || (size_t)k >= sizeof line)
-        k = snprintf(line, sizeof line, "approve %s\n", id);
-    int ok = write(fd, line, (size_t)k) == (ssize_t)k;
-    int e = errno;
-    ok = close(fd) == 0 && ok;
-    if (!ok) {
-        snprintf(err, n, "%.900s: %s", path, strerror(e));
-        return -1;
-    }
-    return 0;
-}
-
 /* shellgate approve ID [--once | --session | --always] [--state FILE] [--agent ID] */
 static int cmd_approve(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    o.scope = SGR_APPROVE_ONCE;
+    o.scope = SGA_APPROVE_ONCE;
     if (parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     /* options may also follow the id */
     const char *hex = o.nrest ? o.rest[0] : "";
     if (o.nrest && parse_opts(&o, o.nrest - 1, o.rest + 1) < 0)
         return EX_USAGE;
-    uint8_t id[SGR_APPROVAL_LEN];
-    if (o.nrest != 0 || parse_id(hex, id) < 0) {
+    uint8_t id[SGA_APPROVAL_LEN];
+    if (o.nrest != 0 || sga_parse_id(hex, id) < 0) {
         fprintf(stderr, "%s: approve takes one approval id (%d hex digits, from an ask)\n", prog_name,
-                2 * SGR_APPROVAL_LEN);
+                2 * SGA_APPROVAL_LEN);
         return EX_USAGE;
     }
-    install_test_hooks();
-    char err[1200];
-    sgr_admit *be = open_store(&o, err, sizeof err);
-    if (!be) {
-        fprintf(stderr, "%s: %s\n", prog_name, err);
+    o.log = NULL;
+    o.non_interactive = 0;
+    sga *a = open_admission(&o, 1);
+    if (!a)
         return EX_USAGE;
-    }
     const char *env = getenv("SHELLGATE_SESSION");
     const char *session = o.agent ? o.agent : env && *env ? env : NULL;
-    sgr_admit_pending pend;
-    int r;
-    if (o.scope == SGR_APPROVE_SESSION && !session) {
-        /* the session the command was asked from: look it up first */
-        r = be->be->approve(be, id, SGR_APPROVE_ALWAYS, NULL, sgr_admit_now(), &pend, err, sizeof err);
-        if (r == 0)
-            session = pend.agent;
-        if (r == 0)
-            r = be->be->approve(be, id, SGR_APPROVE_SESSION, session, sgr_admit_now(), &pend, err, sizeof err);
-    } else {
-        r = be->be->approve(be, id, o.scope, session, sgr_admit_now(), &pend, err, sizeof err);
-    }
+    char err[1200];
+    sga_approval ap;
+    int r = sga_approve(a, hex, o.scope, session, &ap, err, sizeof err);
     int rc = 0;
     if (r < 0) {
         fprintf(stderr, "%s: %s\n", prog_name, err);
         rc = 1;
     } else if (r == 1) {
         fprintf(stderr, "%s: no command waits for approval %s in %s (ids come from `check --state`, and an "
-                "approved id is used up)\n", prog_name, hex, sgr_admit_store_where(be));
+                "approved id is used up)\n", prog_name, hex, sga_where(a));
         rc = 1;
-    } else if (o.scope == SGR_APPROVE_ALWAYS) {
-        char ov[4096];
-        if (pend.risky) {
-            fprintf(stderr, "%s: refusing to approve for good: `%s` runs a shell, an interpreter or a wrapper "
-                    "(or a part that cannot be checked), so approving it would approve code that is not on the "
-                    "command line; approve it --once or --session instead\n", prog_name, pend.cmd);
-            rc = 1;
-        } else if (overlay_path(ov, sizeof ov) < 0) {
-            fprintf(stderr, "%s: no overlay: set XDG_CONFIG_HOME or HOME\n", prog_name);
-            rc = 1;
-        } else if (overlay_add(ov, hex, &pend, err, sizeof err) < 0) {
-            fprintf(stderr, "%s: cannot save the approval: %s\n", prog_name, err);
-            rc = 1;
-        } else {
-            printf("approved always: %s (in %s), saved to %s\n", pend.cmd, pend.cwd, ov);
-        }
+    } else if (o.scope == SGA_APPROVE_ALWAYS) {
+        printf("approved always: %s (in %s), saved to %s\n", ap.cmd, ap.cwd, ap.overlay);
     } else {
-        printf("approved %s: %s (in %s)\n", sgr_approve_scope_name(o.scope), pend.cmd, pend.cwd);
+        printf("approved %s: %s (in %s)\n", sga_scope_name(o.scope), ap.cmd, ap.cwd);
     }
-    sgr_admit_close(be);
+    sga_close(a);
     return rc;
 }
 
@@ -1578,16 +1283,19 @@ static int cmd_state(int argc, char **argv)
         fprintf(stderr, "usage: shellgate state reset [--state FILE] [--rate-store URL]\n");
         return EX_USAGE;
     }
-    install_test_hooks();
+    o.log = NULL;
+    o.non_interactive = 0;
+    sga *a = open_admission(&o, 1);
     char err[1200];
-    sgr_admit *be = open_store(&o, err, sizeof err);
-    if (!be || be->be->reset(be, err, sizeof err) < 0) {
+    if (!a)
+        return 1;
+    if (sga_reset(a, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog_name, err);
-        sgr_admit_close(be);
+        sga_close(a);
         return 1;
     }
-    printf("state reset: %s\n", sgr_admit_store_where(be));
-    sgr_admit_close(be);
+    printf("state reset: %s\n", sga_where(a));
+    sga_close(a);
     return 0;
 }
 
