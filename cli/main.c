@@ -382,11 +382,17 @@ static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const c
 
 /* ---- check ------------------------------------------------------------------- */
 
-static cJSON *result_json(const sgr_table *t, const sgr_result *r, const verdict *v)
+/* The result as JSON, through the one writer (lib/batch.c). */
+static void print_result_json(const sgr_table *t, const sgr_result *r, const verdict *v)
 {
     sg_batch_out out = { v->decision, v->rule, v->message, v->hint, v->rate_limited, v->wait_s,
                          v->approval_id, v->approved, v->error };
-    return sg_batch_result_json(t, r, &out);
+    sg_batch_buf b = { NULL, 0, 0 };
+    if (sg_batch_write(&b, t, r, &out) < 0)
+        fputs(SG_BATCH_OOM_LINE, stdout);
+    else
+        fwrite(b.s, 1, b.len, stdout);
+    sg_free(b.s);
 }
 
 static int print_json(cJSON *o)
@@ -657,7 +663,7 @@ static int cmd_check(int argc, char **argv, int explain)
         if (r->hint && *r->hint)
             printf("hint: %s\n", r->hint);
     } else if (o.json) {
-        print_json(result_json(p->t, r, &v));
+        print_result_json(p->t, r, &v);
     } else {
         printf("%s: %s\n", sgr_decision_name(v.decision), v.message);
         if (v.decision != SGT_ALLOW) {
