@@ -101,8 +101,9 @@ typedef struct sga sga;
  * warning: decisions are then not logged. */
 sga *sga_open(const sga_opts *o, char *err, size_t errlen);
 void sga_close(sga *a);
-/* Admission keeps no state and writes nothing: no store and no log (a batch may
- * then be answered on several threads, each with an sga_admit(NULL, ...)). */
+/* Admission keeps no state and writes nothing: no store and no log (a NULL a
+ * too).  A pure sga is never written after sga_open, so any number of threads
+ * may admit through it at once. */
 int sga_is_pure(const sga *a);
 /* Where the store keeps its state (the state file, or the Redis URL), for
  * messages; "" without a store. */
