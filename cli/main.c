@@ -1,226 +1,21 @@
-/* main.c - the shellgate command: compile, check, test, explain, dump, fuzz.
- * The only code that prints; exit codes are part of the CLI contract (DESIGN.md). */
+/* main.c - the shellgate command: the verbs dispatched, and those that still read
+ * the compiled table itself (compile, test, explain, dump, decompile, fuzz;
+ * docs/architecture.md lists them).  check, approve and state are cli/check.c,
+ * over the library face.  The CLI is the only code that prints; exit codes are
+ * part of the CLI contract (DESIGN.md). */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "lib/policy.h"
-#include "lib/batch.h"
-#include "lib/embedded.h"
 #include "runtime/unwrap.h"
-#include "admit/admit.h"
 #include "common/alloc.h"
+#include "cli/opts.h"
 #include "cli/mutate.h"
 #include "cli/bundle.h"
 #include "cli/verbs.h"
-
-#define EX_USAGE 64
-#define EX_DATAERR 65
-#define EX_NOINPUT 66
-#define EX_SOFTWARE 70
-#define EX_CANTCREAT 73
-
-static const char *prog_name = "shellgate";
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: shellgate compile [-o OUT.sgt] [--check] [-I DIR]... FILE...\n"
-        "       shellgate check   [-p POLICY] [--cwd DIR] [--root DIR]... [--json] -- COMMAND\n"
-        "       shellgate check   [-p POLICY] --batch\n"
-        "         admission: [--state FILE | --admit] [--agent ID] [--non-interactive]\n"
-        "                    [--log FILE [--log-max-bytes N]]\n"
-        "                    [--rate-store redis://HOST[:PORT][/DB] [--rate-store-down deny|local]\n"
-        "                     [--rate-store-timeout MS]]\n"
-        "       shellgate approve ID [--once | --session | --always] [--state FILE] [--rate-store URL]\n"
-        "       shellgate state reset [--state FILE] [--rate-store URL]\n"
-        "       shellgate bundle build -o OUT.sgb [--scope PATTERN]... FILE... | sign --key KEY BUNDLE\n"
-        "                        | verify --pub KEY.pub [--scope NAME] BUNDLE\n"
-        "       shellgate keygen  -o NAME                  (NAME: secret key, 0600; NAME.pub: public key)\n"
-        "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
-        "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
-        "       shellgate dump    POLICY\n"
-        "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
-        "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
-        "       shellgate run     [-p POLICY] [--cwd DIR] [--root DIR]... [--session ID] [--json] -- COMMAND\n"
-        "       shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]\n"
-        "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
-        "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
-        "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
-}
-
-static void print_diag(void *ud, const char *text)
-{
-    (void)ud;
-    fprintf(stderr, "%s\n", text);
-}
-
-/* ---- shared option parsing ---------------------------------------------------- */
-
-typedef struct cli {
-    const char *policy;
-    const char *cwd;
-    const char *roots[64];
-    size_t nroots;
-    const char *incs[64];
-    size_t ninc;
-    const char *out;
-    int json, batch, check_only, coverage;
-    /* admission (docs/admission.md) */
-    const char *state;                 /* --state FILE; NULL with admit: the default */
-    int admit, non_interactive;
-    const char *agent;
-    const char *log;
-    unsigned long long log_max;
-    int scope;                         /* approve: SGA_APPROVE_* */
-    /* fleet (docs/fleet.md) */
-    const char *rate_store;            /* --rate-store URL */
-    int rate_down;                     /* SGR_STORE_DOWN_* */
-    unsigned rate_timeout;             /* ms; 0: the default */
-    const char *require_sig, *deploy_scope;
-    char **rest;
-    int nrest;
-} cli;
-
-static int need_arg(int i, int argc, const char *opt)
-{
-    if (i + 1 >= argc) {
-        fprintf(stderr, "%s: %s needs a value\n", prog_name, opt);
-        return 0;
-    }
-    return 1;
-}
-
-/* The fleet's options (docs/fleet.md): the rate store, the trusted key, the scope. */
-static int parse_fleet_opt(cli *o, const char *a, const char *v)
-{
-    if (strcmp(a, "--rate-store") == 0) {
-        o->rate_store = v;
-        o->admit = 1;
-    } else if (strcmp(a, "--rate-store-down") == 0) {
-        if ((o->rate_down = sga_store_down_parse(v)) < 0) {
-            fprintf(stderr, "%s: --rate-store-down takes deny or local\n", prog_name);
-            return -1;
-        }
-    } else if (strcmp(a, "--rate-store-timeout") == 0) {
-        char *end;
-        unsigned long ms = strtoul(v, &end, 10);
-        if (*end || !v[0] || v[0] == '-' || ms < 1 || ms > 60000) {
-            fprintf(stderr, "%s: --rate-store-timeout takes milliseconds, 1 to 60000\n", prog_name);
-            return -1;
-        }
-        o->rate_timeout = (unsigned)ms;
-    } else if (strcmp(a, "--require-signature") == 0) {
-        o->require_sig = v;
-    } else {
-        o->deploy_scope = v;
-    }
-    return 0;
-}
-
-/* Parse options up to "--" or the first operand. */
-static int parse_opts(cli *o, int argc, char **argv)
-{
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->policy = argv[++i];
-        } else if (strcmp(a, "--cwd") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->cwd = argv[++i];
-        } else if (strcmp(a, "--root") == 0) {
-            if (!need_arg(i, argc, a) || o->nroots == 64)
-                return -1;
-            o->roots[o->nroots++] = argv[++i];
-        } else if (strcmp(a, "-I") == 0) {
-            if (!need_arg(i, argc, a) || o->ninc == 64)
-                return -1;
-            o->incs[o->ninc++] = argv[++i];
-        } else if (strcmp(a, "-o") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->out = argv[++i];
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--batch") == 0) {
-            o->batch = 1;
-        } else if (strcmp(a, "--check") == 0) {
-            o->check_only = 1;
-        } else if (strcmp(a, "--state") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->state = argv[++i];
-            o->admit = 1;
-        } else if (strcmp(a, "--admit") == 0) {
-            o->admit = 1;
-        } else if (strcmp(a, "--rate-store") == 0 || strcmp(a, "--rate-store-down") == 0
-                   || strcmp(a, "--rate-store-timeout") == 0 || strcmp(a, "--require-signature") == 0
-                   || strcmp(a, "--scope") == 0) {
-            if (!need_arg(i, argc, a) || parse_fleet_opt(o, a, argv[++i]) < 0)
-                return -1;
-        } else if (strcmp(a, "--agent") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->agent = argv[++i];
-            if (!o->agent[0] || strlen(o->agent) > 200) {
-                fprintf(stderr, "%s: --agent takes 1 to 200 bytes\n", prog_name);
-                return -1;
-            }
-        } else if (strcmp(a, "--log") == 0) {
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->log = argv[++i];
-        } else if (strcmp(a, "--log-max-bytes") == 0) {
-            char *end;
-            if (!need_arg(i, argc, a))
-                return -1;
-            o->log_max = strtoull(argv[++i], &end, 10);
-            if (*end || argv[i][0] == '-') {
-                fprintf(stderr, "%s: --log-max-bytes takes a number of bytes\n", prog_name);
-                return -1;
-            }
-        } else if (strcmp(a, "--non-interactive") == 0) {
-            o->non_interactive = 1;
-        } else if (strcmp(a, "--once") == 0) {
-            o->scope = SGA_APPROVE_ONCE;
-        } else if (strcmp(a, "--session") == 0) {
-            o->scope = SGA_APPROVE_SESSION;
-        } else if (strcmp(a, "--always") == 0) {
-            o->scope = SGA_APPROVE_ALWAYS;
-        } else if (strcmp(a, "--coverage") == 0) {
-            o->coverage = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "%s: unknown option '%s'\n", prog_name, a);
-            return -1;
-        } else {
-            break;
-        }
-    }
-    o->rest = argv + i;
-    o->nrest = argc - i;
-    return 0;
-}
-
-static sg_policy *load_policy(const cli *o, int *status)
-{
-    sg_load_options lo = { o->incs, o->ninc, print_diag, NULL, o->require_sig, o->deploy_scope };
-    sg_policy *p = NULL;
-    *status = sg_policy_load(o->policy, &lo, &p);
-    return p;
-}
 
 static char *abs_cwd(const char *given, char *buf, size_t n)
 {
@@ -252,13 +47,13 @@ static int cmd_compile(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    if (parse_opts(&o, argc, argv) < 0)
+    if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest < 1) {
-        usage(stderr);
+        cli_usage(stderr);
         return EX_USAGE;
     }
-    sg_load_options lo = { o.incs, o.ninc, print_diag, NULL, NULL, NULL };
+    sg_load_options lo = { o.incs, o.ninc, cli_print_diag, NULL, NULL, NULL };
     uint8_t *bytes = NULL;
     size_t len = 0;
     int r = sg_compile_files((const char *const *)o.rest, (size_t)o.nrest, &lo, &bytes, &len);
@@ -302,218 +97,6 @@ static int cmd_compile(int argc, char **argv)
     }
     sg_policy_free(p);
     return 0;
-}
-
-/* ---- admission: rate limits, approvals, the decision log (docs/admission.md) ---- */
-
-typedef sga_verdict verdict;
-
-typedef struct adm {
-    sga *a;                            /* NULL: a pure check without a log */
-    sga_who who;
-} adm;
-
-/* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
- * stepped forward would free slots, so the store obeys it only for a state file
- * created under it; any other state file runs on the real clock (docs/admission.md). */
-static int64_t env_clock(void *ud)
-{
-    const char *v = ud;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || d < 0 || d > 9.2e9)
-        return 0;
-    long long secs = (long long)d;
-    return (int64_t)secs * 1000000000 + (int64_t)((d - (double)secs) * 1e9 + 0.5);
-}
-
-static void print_warning(void *ud, const char *msg)
-{
-    (void)ud;
-    fprintf(stderr, "%s: %s\n", prog_name, msg);
-}
-
-/* Admission as the options say (store: open one even without --state), with the
- * test hooks of the environment; NULL with the message printed. */
-static sga *open_admission(const cli *o, int store)
-{
-    const char *now = getenv("SHELLGATE_TEST_NOW"), *crash = getenv("SHELLGATE_TEST_CRASH");
-    sga_opts so = { store, o->state, o->rate_store, o->rate_down, o->rate_timeout, 0, o->log, o->log_max,
-                    o->non_interactive, print_warning, NULL, NULL, NULL, crash && *crash ? atoi(crash) : 0 };
-    if (now && *now) {
-        so.clock = env_clock;
-        so.clock_ud = (void *)now;
-    }
-    char err[1200];
-    sga *a = sga_open(&so, err, sizeof err);
-    if (!a)
-        fprintf(stderr, "%s: %s\n", prog_name, err);
-    return a;
-}
-
-/* Open the admission the options ask for.  0, or an exit status. */
-static int adm_open(adm *a, const cli *o)
-{
-    memset(a, 0, sizeof *a);
-    a->who.agent = o->agent ? o->agent : "default";
-    const char *s = getenv("SHELLGATE_SESSION");
-    a->who.session = s && *s ? s : a->who.agent;
-    if (!o->admit && !o->log && !o->non_interactive)
-        return 0;
-    return (a->a = open_admission(o, o->admit)) ? 0 : EX_USAGE;
-}
-
-static void adm_close(adm *a)
-{
-    sga_close(a->a);
-}
-
-static void admit_command(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, const char *cwd,
-                          verdict *v)
-{
-    sga_admit(a->a, t, r, cmd, cwd, &a->who, v);
-}
-
-static void log_verdict(adm *a, const sgr_table *t, const sgr_result *r, const char *cmd, size_t len,
-                        const char *cwd, const verdict *v)
-{
-    sga_log(a->a, t, r, cmd, len, cwd, &a->who, v);
-}
-
-/* ---- check ------------------------------------------------------------------- */
-
-/* The result as JSON, through the one writer (lib/batch.c). */
-static void print_result_json(const sgr_table *t, const sgr_result *r, const verdict *v)
-{
-    sg_batch_out out = { v->decision, v->rule, v->message, v->hint, v->rate_limited, v->wait_s,
-                         v->approval_id, v->approved, v->error };
-    sg_batch_buf b = { NULL, 0, 0 };
-    if (sg_batch_write(&b, t, r, &out) < 0)
-        fputs(SG_BATCH_OOM_LINE, stdout);
-    else
-        fwrite(b.s, 1, b.len, stdout);
-    sg_free(b.s);
-}
-
-static int print_json(cJSON *o)
-{
-    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-    if (!s) {
-        fputs("{\"decision\":\"deny\",\"error\":\"out of memory\"}\n", stdout);
-        cJSON_Delete(o);
-        return -1;
-    }
-    fputs(s, stdout);
-    fputc('\n', stdout);
-    cJSON_free(s);
-    cJSON_Delete(o);
-    return 0;
-}
-
-static int exit_for(uint32_t d)
-{
-    return d == SGT_ALLOW ? 0 : d == SGT_ASK ? 2 : 1;
-}
-
-/* check --batch: JSON lines in, JSON lines out, same order; read, answered and
- * written by lib/batch.c, each answer out before the loop waits for more input. */
-typedef struct batch_ud {
-    const sg_policy *p;
-    const cli *o;
-    adm *a;
-    const char *defcwd;
-} batch_ud;
-
-/* One line's answer (sg_batch_fn).  A pure check (no admission, no log) changes
- * nothing but ctx and out, so sg_batch_run may call it on several threads. */
-static int batch_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out)
-{
-    batch_ud *b = ud;
-    sg_batch_req req;
-    const char *err = sg_batch_parse(line, n, &req);
-    if (!err && !b->defcwd && !req.cwd) {
-        sg_batch_req_free(&req);
-        err = "no working directory";
-    }
-    if (err)
-        return sg_batch_write_error(out, err);
-    sgr_opts so = { req.cwd ? req.cwd : b->defcwd, req.nroots ? req.roots : (const char *const *)b->o->roots,
-                    req.nroots ? req.nroots : b->o->nroots, NULL };
-    /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
-     * execve and the shell would cut it (sg_batch_parse refuses it first) */
-    const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
-    int w;
-    if (sga_is_pure(b->a->a) && r->decision != SGT_ASK) {
-        /* a pure check that needs no approval id: the verdict is the policy's */
-        sg_batch_out v = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
-        w = sg_batch_write(out, b->p->t, r, &v);
-    } else {
-        verdict v;
-        admit_command(b->a, b->p->t, r, req.cmd, so.cwd, &v);
-        sg_batch_out bo = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
-                            v.approval_id, v.approved, v.error };
-        w = sg_batch_write(out, b->p->t, r, &bo);
-        log_verdict(b->a, b->p->t, r, req.cmd, req.cmd_len, so.cwd, &v);
-    }
-    sg_batch_req_free(&req);
-    return w;
-}
-
-/* Threads for a pure batch: SHELLGATE_BATCH_THREADS, or the CPUs this process may
- * run on; admission and the log keep one, in input order. */
-static int batch_threads(const adm *a)
-{
-    if (!sga_is_pure(a->a))
-        return 1;
-    const char *e = getenv("SHELLGATE_BATCH_THREADS");
-    if (e && *e) {
-        int k = atoi(e);
-        return k < 1 ? 1 : k > 17 ? 17 : k;
-    }
-    cpu_set_t cs;
-    int k = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
-    return k < 1 ? 1 : k > 8 ? 8 : k;
-}
-
-static int run_batch(sg_policy *p, const cli *o, adm *a)
-{
-    sgr_ctx *ctx = sgr_ctx_new(p->t);
-    if (!ctx)
-        return EX_SOFTWARE;
-    char cwdbuf[8300];
-    batch_ud b = { p, o, a, abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf) };
-    sg_batch_io io;
-    sg_batch_io_init(&io, 0, 1);
-    int r = sg_batch_run(&io, p->t, ctx, batch_threads(a), batch_answer, &b);
-    if (r < 0)
-        fprintf(stderr, "%s: %s\n", prog_name, io.err ? "cannot read standard input or write the answers"
-                                                        : "out of memory in the batch");
-    sg_batch_io_close(&io);
-    sgr_ctx_free(ctx);
-    return r < 0 ? EX_SOFTWARE : 0;
-}
-
-static int cmd_check(int argc, char **argv, int explain);
-
-static const char *joined(cli *o, size_t *len)
-{
-    size_t n = 0;
-    for (int i = 0; i < o->nrest; i++)
-        n += strlen(o->rest[i]) + 1;
-    char *s = sg_malloc(n + 1);
-    if (!s)
-        return NULL;
-    size_t k = 0;
-    for (int i = 0; i < o->nrest; i++) {
-        if (i)
-            s[k++] = ' ';
-        size_t l = strlen(o->rest[i]);
-        memcpy(s + k, o->rest[i], l);
-        k += l;
-    }
-    s[k] = '\0';
-    *len = k;
-    return s;
 }
 
 /* explain: the trace of every rule tried, kept to print under its segment */
@@ -597,14 +180,16 @@ static void explain_segments(const sgr_table *t, const sgr_result *r, const trac
     }
 }
 
-static int cmd_check(int argc, char **argv, int explain)
+/* shellgate explain: the segments, the rules tried on each, and the decider (the
+ * policy's decision; explain admits nothing).  --batch answers as check does. */
+static int cmd_explain(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    if (parse_opts(&o, argc, argv) < 0)
+    if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (!o.batch && o.nrest < 1) {
-        usage(stderr);
+        cli_usage(stderr);
         return EX_USAGE;
     }
     if (o.batch && o.nrest > 0) {
@@ -612,76 +197,48 @@ static int cmd_check(int argc, char **argv, int explain)
         return EX_USAGE;
     }
     int status;
-    sg_policy *p = load_policy(&o, &status);
+    sg_policy *p = cli_load_policy(&o, &status);
     if (!p)
         return status;
-    adm a;
-    int ast = explain ? 0 : adm_open(&a, &o);
-    if (explain)
-        memset(&a, 0, sizeof a);
-    if (ast) {
-        sg_policy_free(p);
-        return ast;
-    }
     if (o.batch) {
-        int r = run_batch(p, &o, &a);
-        adm_close(&a);
+        sg_batch_options bo = { o.cwd, o.roots, o.nroots, NULL, NULL, 0 };
+        int r = sg_batch(p, NULL, 0, 1, &bo);
+        if (r)
+            fprintf(stderr, "%s: %s\n", prog_name, r == SG_EIO ? "cannot read standard input or write the answers"
+                                                               : "out of memory in the batch");
         sg_policy_free(p);
-        return r;
+        return r ? EX_SOFTWARE : 0;
     }
     char cwdbuf[8300];
     const char *cwd = abs_cwd(o.cwd, cwdbuf, sizeof cwdbuf);
     size_t len = 0;
-    const char *cmd = joined(&o, &len);
+    char *cmd = cli_joined(o.rest, o.nrest, &len);
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!cmd || !ctx || !cwd) {
         fprintf(stderr, "%s: %s\n", prog_name, !cwd ? "cannot determine the working directory" : "out of memory");
-        sg_free((void *)cmd);
+        free(cmd);
         sgr_ctx_free(ctx);
-        adm_close(&a);
         sg_policy_free(p);
         return 1;
     }
     trace_state ts = { p->t, NULL, 0, 0 };
-    if (explain) {
-        printf("pack: %s version %u (%s)\ncommand: %s\ncwd: %s\n", sgr_str(p->t, p->t->meta->pack_name),
-               p->t->meta->pack_version, p->name, cmd, cwd);
-        sgr_ctx_set_trace(ctx, trace_rule, &ts);
-    }
+    printf("pack: %s version %u (%s)\ncommand: %s\ncwd: %s\n", sgr_str(p->t, p->t->meta->pack_name),
+           p->t->meta->pack_version, p->name, cmd, cwd);
+    sgr_ctx_set_trace(ctx, trace_rule, &ts);
     sgr_opts so = { cwd, o.roots, o.nroots, NULL };
     const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
-    verdict v;
-    admit_command(&a, p->t, r, cmd, cwd, &v);
-    int code = exit_for(v.decision);
-    if (explain) {
-        explain_segments(p->t, r, &ts);
-        if (p->t->meta->line_len) {
-            printf("whole line:\n");
-            print_tried(&ts, -1);
-        }
-        printf("decision: %s\nrule: %s\nmessage: %s\n", sgr_decision_name(r->decision), r->rule_id, r->message);
-        if (r->hint && *r->hint)
-            printf("hint: %s\n", r->hint);
-    } else if (o.json) {
-        print_result_json(p->t, r, &v);
-    } else {
-        printf("%s: %s\n", sgr_decision_name(v.decision), v.message);
-        if (v.decision != SGT_ALLOW) {
-            printf("  rule: %s\n", v.rule);
-            if (v.hint && *v.hint)
-                printf("  hint: %s\n", v.hint);
-        }
-        if (v.rate_limited)
-            printf("  wait: %.3f seconds\n", v.wait_s);
-        if (v.decision == SGT_ASK)
-            printf("  approval: %s (shellgate approve %s --once | --session | --always)\n", v.approval_id,
-                   v.approval_id);
+    explain_segments(p->t, r, &ts);
+    if (p->t->meta->line_len) {
+        printf("whole line:\n");
+        print_tried(&ts, -1);
     }
+    printf("decision: %s\nrule: %s\nmessage: %s\n", sgr_decision_name(r->decision), r->rule_id, r->message);
+    if (r->hint && *r->hint)
+        printf("hint: %s\n", r->hint);
     fflush(stdout);
-    log_verdict(&a, p->t, r, cmd, len, cwd, &v);
-    adm_close(&a);
+    int code = cli_exit_for((sg_decision)r->decision);
     free(ts.v);
-    sg_free((void *)cmd);
+    free(cmd);
     sgr_ctx_free(ctx);
     sg_policy_free(p);
     return code;
@@ -813,7 +370,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             int st;
             char *pol = sg_strndup(po.policy ? po.policy : "default", strlen(po.policy ? po.policy : "default"));
             po.policy = pol;
-            p = load_policy(&po, &st);
+            p = cli_load_policy(&po, &st);
             sg_free(pol);
             if (!p) {
                 rc = st;
@@ -825,7 +382,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             continue;
         if (!p) {
             int st;
-            p = load_policy(&po, &st);
+            p = cli_load_policy(&po, &st);
             if (!p) {
                 rc = st;
                 break;
@@ -880,7 +437,7 @@ static int run_coverage(const cli *o, unsigned *pass, unsigned *fail)
             if (ends_with(o->rest[i], ".rules"))
                 po.policy = o->rest[i];
     int st;
-    sg_policy *p = load_policy(&po, &st);
+    sg_policy *p = cli_load_policy(&po, &st);
     if (!p)
         return st;
     cover cv = { calloc(p->t->nrules ? p->t->nrules : 1, 1) };
@@ -930,10 +487,10 @@ static int cmd_test(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    if (parse_opts(&o, argc, argv) < 0)
+    if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest < 1) {
-        usage(stderr);
+        cli_usage(stderr);
         return EX_USAGE;
     }
     unsigned pass = 0, fail = 0;
@@ -954,7 +511,7 @@ static int cmd_test(int argc, char **argv)
         cli po = o;
         po.policy = f;
         int st;
-        sg_policy *p = load_policy(&po, &st);
+        sg_policy *p = cli_load_policy(&po, &st);
         if (!p) {
             rc = st;
             fail++;
@@ -967,6 +524,21 @@ static int cmd_test(int argc, char **argv)
     if (rc)
         return rc;
     return fail ? 1 : 0;
+}
+
+static int print_json(cJSON *o)
+{
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    if (!s) {
+        fputs("{\"decision\":\"deny\",\"error\":\"out of memory\"}\n", stdout);
+        cJSON_Delete(o);
+        return -1;
+    }
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return 0;
 }
 
 /* ---- fuzz: meaning-keeping rewrites of the pack's deny/ask tests (cli/mutate.h) ---- */
@@ -1084,16 +656,16 @@ static int cmd_fuzz(int argc, char **argv)
         }
         av[ac++] = argv[i];
     }
-    int pr = parse_opts(&o, ac, av);
+    int pr = cli_parse_opts(&o, ac, av);
     if (pr < 0 || o.nrest < 1 || o.policy || o.cwd || o.nroots || o.batch || o.out) {
         if (pr == 0)
-            usage(stderr);
+            cli_usage(stderr);
         sg_free(av);
         return EX_USAGE;
     }
     o.policy = o.rest[0];
     int st;
-    sg_policy *p = load_policy(&o, &st);
+    sg_policy *p = cli_load_policy(&o, &st);
     if (!p) {
         sg_free(av);
         return st;
@@ -1212,15 +784,15 @@ static int cmd_listing(int argc, char **argv, int decompile)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    if (parse_opts(&o, argc, argv) < 0)
+    if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest != 1) {
-        usage(stderr);
+        cli_usage(stderr);
         return EX_USAGE;
     }
     o.policy = o.rest[0];
     int st;
-    sg_policy *p = load_policy(&o, &st);
+    sg_policy *p = cli_load_policy(&o, &st);
     if (!p)
         return st;
     char err[256];
@@ -1233,91 +805,19 @@ static int cmd_listing(int argc, char **argv, int decompile)
     return r < 0 ? EX_DATAERR : 0;
 }
 
-/* ---- approve, state ------------------------------------------------------------ */
-
-/* shellgate approve ID [--once | --session | --always] [--state FILE] [--agent ID] */
-static int cmd_approve(int argc, char **argv)
-{
-    cli o;
-    memset(&o, 0, sizeof o);
-    o.scope = SGA_APPROVE_ONCE;
-    if (parse_opts(&o, argc, argv) < 0)
-        return EX_USAGE;
-    /* options may also follow the id */
-    const char *hex = o.nrest ? o.rest[0] : "";
-    if (o.nrest && parse_opts(&o, o.nrest - 1, o.rest + 1) < 0)
-        return EX_USAGE;
-    uint8_t id[SGA_APPROVAL_LEN];
-    if (o.nrest != 0 || sga_parse_id(hex, id) < 0) {
-        fprintf(stderr, "%s: approve takes one approval id (%d hex digits, from an ask)\n", prog_name,
-                2 * SGA_APPROVAL_LEN);
-        return EX_USAGE;
-    }
-    o.log = NULL;
-    o.non_interactive = 0;
-    sga *a = open_admission(&o, 1);
-    if (!a)
-        return EX_USAGE;
-    const char *env = getenv("SHELLGATE_SESSION");
-    const char *session = o.agent ? o.agent : env && *env ? env : NULL;
-    char err[1200];
-    sga_approval ap;
-    int r = sga_approve(a, hex, o.scope, session, &ap, err, sizeof err);
-    int rc = 0;
-    if (r < 0) {
-        fprintf(stderr, "%s: %s\n", prog_name, err);
-        rc = 1;
-    } else if (r == 1) {
-        fprintf(stderr, "%s: no command waits for approval %s in %s (ids come from `check --state`, and an "
-                "approved id is used up)\n", prog_name, hex, sga_where(a));
-        rc = 1;
-    } else if (o.scope == SGA_APPROVE_ALWAYS) {
-        printf("approved always: %s (in %s), saved to %s\n", ap.cmd, ap.cwd, ap.overlay);
-    } else {
-        printf("approved %s: %s (in %s)\n", sga_scope_name(o.scope), ap.cmd, ap.cwd);
-    }
-    sga_close(a);
-    return rc;
-}
-
-/* shellgate state reset [--state FILE] */
-static int cmd_state(int argc, char **argv)
-{
-    cli o;
-    memset(&o, 0, sizeof o);
-    if (argc < 1 || strcmp(argv[0], "reset") != 0 || parse_opts(&o, argc - 1, argv + 1) < 0 || o.nrest) {
-        fprintf(stderr, "usage: shellgate state reset [--state FILE] [--rate-store URL]\n");
-        return EX_USAGE;
-    }
-    o.log = NULL;
-    o.non_interactive = 0;
-    sga *a = open_admission(&o, 1);
-    char err[1200];
-    if (!a)
-        return 1;
-    if (sga_reset(a, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: %s\n", prog_name, err);
-        sga_close(a);
-        return 1;
-    }
-    printf("state reset: %s\n", sga_where(a));
-    sga_close(a);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        cli_usage(stderr);
         return EX_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "compile") == 0)
         return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 2, argv + 2, 0);
+        return cli_check(argc - 2, argv + 2);
     if (strcmp(cmd, "explain") == 0)
-        return cmd_check(argc - 2, argv + 2, 1);
+        return cmd_explain(argc - 2, argv + 2);
     if (strcmp(cmd, "test") == 0)
         return cmd_test(argc - 2, argv + 2);
     if (strcmp(cmd, "dump") == 0)
@@ -1327,9 +827,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "fuzz") == 0)
         return cmd_fuzz(argc - 2, argv + 2);
     if (strcmp(cmd, "approve") == 0)
-        return cmd_approve(argc - 2, argv + 2);
+        return cli_approve(argc - 2, argv + 2);
     if (strcmp(cmd, "state") == 0)
-        return cmd_state(argc - 2, argv + 2);
+        return cli_state(argc - 2, argv + 2);
     if (strcmp(cmd, "bundle") == 0)
         return sg_cli_bundle(argc - 2, argv + 2);
     if (strcmp(cmd, "keygen") == 0)
@@ -1339,10 +839,10 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "session") == 0)
         return cli_session(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
     fprintf(stderr, "%s: unknown command '%s'\n", prog_name, cmd);
-    usage(stderr);
+    cli_usage(stderr);
     return EX_USAGE;
 }
