@@ -283,8 +283,8 @@ static void admit(const ropts *o, const sgr_table *t, const sgr_result *r, const
                   verdict *v)
 {
     char err[1200];
-    sga_opts so = { 1, o->state, o->rate_store, o->rate_down, o->rate_timeout, 1, NULL, 0, 0, store_warning, NULL,
-                    NULL, NULL, 0 };
+    sga_opts so = { .store = 1, .state = o->state, .url = o->rate_store, .down = o->rate_down,
+                    .timeout_ms = o->rate_timeout, .lazy = 1, .warn = store_warning };
     sga *a = sga_open(&so, err, sizeof err);
     v->refuse = 1;
     v->a.approval_id[0] = '\0';

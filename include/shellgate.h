@@ -61,7 +61,7 @@ enum {
     SG_EIO = 74                        /* a read or write failed */
 };
 
-typedef enum { SG_ALLOW = 0, SG_DENY = 1, SG_ASK = 2 } sg_decision;
+typedef enum { SG_ALLOW = 0, SG_DENY = 1, SG_ASK = 2 } sg_decision;   /* as SGT_DECISIONS (runtime/sgt.h) */
 /* "allow", "deny", "ask". */
 SG_API const char *sg_decision_name(sg_decision d);
 
@@ -185,6 +185,7 @@ SG_API const char *sg_result_json(const sg_result *r, size_t *len);
 
 /* ---- admission ------------------------------------------------------------------ */
 
+/* ORDER SGA_STORE_DOWN, ORDER SGA_APPROVE (lib/admission.c asserts the values) */
 typedef enum { SG_STORE_DOWN_DENY = 0, SG_STORE_DOWN_LOCAL = 1 } sg_store_down;
 typedef enum { SG_APPROVE_ONCE = 1, SG_APPROVE_SESSION = 2, SG_APPROVE_ALWAYS = 3 } sg_approve_scope;
 

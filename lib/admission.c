@@ -6,6 +6,16 @@
 #include "lib/face_int.h"
 #include "common/alloc.h"
 
+/* The face's closed sets are admission's (ORDER SGA_APPROVE, ORDER SGA_STORE_DOWN)
+ * and the table's decisions. */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(SG_APPROVE_ONCE, SGA_APPROVE_ONCE) && SAME(SG_APPROVE_SESSION, SGA_APPROVE_SESSION)
+               && SAME(SG_APPROVE_ALWAYS, SGA_APPROVE_ALWAYS), "approval scopes");
+_Static_assert(SAME(SG_STORE_DOWN_DENY, SGA_STORE_DOWN_DENY) && SAME(SG_STORE_DOWN_LOCAL, SGA_STORE_DOWN_LOCAL),
+               "store failure modes");
+_Static_assert(SAME(SG_ALLOW, SGT_ALLOW) && SAME(SG_DENY, SGT_DENY) && SAME(SG_ASK, SGT_ASK), "decisions");
+#undef SAME
+
 static void diag(const sg_admission *a, sg_diag_fn fn, void *ud, const char *msg)
 {
     if (a)
@@ -24,9 +34,10 @@ SG_API int sg_admission_open(const sg_admission_options *o, sg_admission **out)
     }
     a->diag = o->diag;
     a->diag_ud = o->diag_ud;
-    sga_opts so = { o->store, o->state, o->rate_store, (int)o->rate_store_down, o->rate_store_timeout_ms, o->lazy,
-                    o->log, o->log_max_bytes, o->non_interactive, o->diag, o->diag_ud, o->clock, o->clock_ud,
-                    o->crash_test };
+    sga_opts so = { .store = o->store, .state = o->state, .url = o->rate_store, .down = (int)o->rate_store_down,
+                    .timeout_ms = o->rate_store_timeout_ms, .lazy = o->lazy, .log = o->log,
+                    .log_max = o->log_max_bytes, .non_interactive = o->non_interactive, .warn = o->diag,
+                    .warn_ud = o->diag_ud, .clock = o->clock, .clock_ud = o->clock_ud, .crash_point = o->crash_test };
     char err[1200];
     if (!(a->a = sga_open(&so, err, sizeof err))) {
         diag(a, NULL, NULL, err);

@@ -345,6 +345,19 @@ static void test_admission(void)
     CHECK(strstr(sg_result_message(r), "approved (once)") == sg_result_message(r));
     CHECK(json_agrees(r));
     CHECK(sg_result_decision(sg_decide(c, a, "git push origin main", 20, &who)) == SG_ASK);
+    /* for the session it was asked from (found by the store when none is named) */
+    sg_check_options s9 = { CWD, NULL, 0, HOME, "agent-1", "s9" }, s8 = { CWD, NULL, 0, HOME, "agent-1", "s8" };
+    r = sg_decide(c, a, "git push origin dev", 19, &s9);
+    CHECK(sg_result_decision(r) == SG_ASK);
+    snprintf(id, sizeof id, "%s", sg_result_approval_id(r));
+    CHECK(sg_admission_approve(a, id, SG_APPROVE_SESSION, NULL, &ap) == 0);
+    CHECK_STR(ap.cmd, "git push origin dev");
+    for (int i = 0; i < 2; i++) {
+        r = sg_decide(c, a, "git push origin dev", 19, &s9);
+        CHECK(sg_result_decision(r) == SG_ALLOW);
+        CHECK_STR(sg_result_approved(r), "session");
+    }
+    CHECK(sg_result_decision(sg_decide(c, a, "git push origin dev", 19, &s8)) == SG_ASK);
     /* answers to what is not pending, and to what is no id */
     CHECK(sg_admission_approve(a, "0123456789abcdef0123456789abcdef", SG_APPROVE_ONCE, NULL, &ap) == 1);
     diag_reset();
