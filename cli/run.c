@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "cli/opts.h"
 #include "cli/verbs.h"
 #include "lib/policy.h"
 #include "admit/admit.h"
@@ -23,7 +24,6 @@
 
 extern char **environ;
 
-#define EX_USAGE 64
 #define EX_TEMPFAIL 75
 
 typedef struct ropts {
@@ -209,26 +209,6 @@ static int parse(ropts *o, int argc, char **argv)
     o->rest = argv + i;
     o->nrest = argc - i;
     return 0;
-}
-
-static char *joined(char **v, int n, size_t *len)
-{
-    size_t total = 1;
-    for (int i = 0; i < n; i++)
-        total += strlen(v[i]) + 1;
-    char *s = sg_malloc(total), *o = s;
-    if (!s)
-        return NULL;
-    for (int i = 0; i < n; i++) {
-        if (i)
-            *o++ = ' ';
-        size_t l = strlen(v[i]);
-        memcpy(o, v[i], l);
-        o += l;
-    }
-    *o = '\0';
-    *len = (size_t)(o - s);
-    return s;
 }
 
 /* ---- the pack's executor sets: run_env (more inherited names), run_sandbox ---- */
@@ -560,12 +540,12 @@ int cli_run(int argc, char **argv)
         fcntl(o.inside, F_SETFD, FD_CLOEXEC);
     }
     size_t len;
-    char *cmd = joined(o.rest, o.nrest, &len);
+    char *cmd = cli_joined(o.rest, o.nrest, &len);
     sg_load_options lo = { o.incs, o.ninc, diag, NULL, o.require_sig, o.scope };
     sg_policy *pol = NULL;
     int rc = cmd ? sg_policy_load(o.policy, &lo, &pol) : 70;
     if (rc) {
-        sg_free(cmd);
+        free(cmd);
         return rc;
     }
     const sgr_table *t = pol->t;
@@ -959,6 +939,6 @@ done:
     sgx_vars_free(&start);
     sg_arena_free(&a);
     sg_policy_free(pol);
-    sg_free(cmd);
+    free(cmd);
     return rc;
 }
