@@ -81,9 +81,11 @@ typedef struct sg_gate_where {
  * input, a store error or no memory is a deny whose message says why. */
 void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v);
 
-/* The same decision without admission or the log (nothing recorded), with the
- * rules each segment matched added to the JSON as "explain": [{"segment": i,
- * "tried": N, "matched": ["pack:rule", ...]}, ...] (segment -1: whole-line rules). */
+/* The same decision without admission or the log (nothing recorded), with each
+ * segment as evaluated added to the JSON as "explain": [{"segment": i, "text":
+ * the bytes it was written as, "parent": -1 or the segment it is nested in,
+ * "nested": "cmdsub"..., "dynamic": why it cannot be analysed, "decision",
+ * "rule"}, ...] (nested and dynamic only when they apply). */
 void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v);
 
 /* Answer the ask with approval id `id` (32 hex digits) for scope "once" or

@@ -246,8 +246,13 @@ def misc(tmp):
     check(b["decision"] == "allow" and b.get("approved") == "once", f"the approved ask is admitted: {b}")
     e = c.ask({"id": 4, "op": "explain", "cmd": "ls | rm -rf /", "cwd": CWD})
     check(e["decision"] == "deny" and "approval_id" not in e, f"explain: {e}")
-    check(e["decision"] == "deny" and any("default:rm_root" in x["matched"] for x in e.get("explain", [])),
-          f"explain lists the rules matched: {e}")
+    ex = e.get("explain", [])
+    check(e["decision"] == "deny" and [(x["text"], x["decision"], x["rule"]) for x in ex]
+          == [("ls", "allow", "default:read"), ("rm -rf /", "deny", "default:rm_root")],
+          f"explain shows each segment, its decision and its rule: {e}")
+    e = c.ask({"id": 5, "op": "explain", "cmd": "echo $(whoami)", "cwd": CWD})
+    check(any(x.get("nested") == "cmdsub" and x.get("parent") == 0 for x in e.get("explain", [])),
+          f"explain shows nesting: {e}")
     for line, want in ((b"not json\n", "not valid JSON"), (b"[1,2]\n", "not a JSON object"),
                        (b'{"id": 9}\n', "no \\\"cmd\\\""), (b'{"id": 9, "cmd": "ls", "cwd": "rel"}\n', "absolute"),
                        (b'{"id": 9, "op": "fly"}\n', "unknown op")):
