@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "refeval.h"
 #include "compiler/ast.h"
 #include "runtime/sgt.h"
@@ -666,6 +667,7 @@ struct sg_ref {
     int unsure, oom;
     char **cwd;                     /* [nseg] this segment's cwd (sg_malloc) */
     char **paths;                   /* resolved paths of the segment being run */
+    uint32_t *rfirst, *rcount, caprd; /* the paths of each of its redirections */
     uint32_t npaths, cappaths;
     int outside;
     int32_t paths_of;               /* the segment paths[] belongs to, -1 none */
@@ -715,6 +717,8 @@ void sg_ref_free(sg_ref *ref)
     for (uint32_t i = 0; i < ref->npaths; i++)
         sg_free(ref->paths[i]);
     sg_free(ref->paths);
+    sg_free(ref->rfirst);
+    sg_free(ref->rcount);
     sg_free(ref->segd);
     sg_free(ref->segr);
     sg_free(ref);
@@ -841,14 +845,56 @@ static int set_match(sg_ref *ref, int32_t si, const char *s, size_t n, int text)
 
 #define PATH_CAP 4000               /* longer paths: the table evaluator truncates */
 
+/* Where a canonical path p stands in the kernel's /proc, read from its
+ * components: 1 a process directory (/proc/self, /proc/thread-self, /proc/123,
+ * .../task/123), 2 its task directory, 3 its fd directory, 0 elsewhere.  *self
+ * is set for self and thread-self. */
+static int ref_proc_place(const char *p, int *self)
+{
+    if (strncmp(p, "/proc/", 6) != 0)
+        return 0;
+    char parts[4][16];
+    int np = 0;
+    for (const char *c = p + 6; *c;) {
+        const char *e = strchr(c, '/');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        if (np == 4 || l == 0 || l >= 16)
+            return 0;
+        memcpy(parts[np], c, l);
+        parts[np++][l] = '\0';
+        c = e ? e + 1 : c + l;
+    }
+    int digits[4];
+    for (int i = 0; i < np; i++)
+        digits[i] = parts[i][0] && strspn(parts[i], "0123456789") == strlen(parts[i]);
+    if (np == 0)
+        return 0;
+    *self = !strcmp(parts[0], "self") || !strcmp(parts[0], "thread-self");
+    if (!*self && !digits[0])
+        return 0;
+    if (np == 1)
+        return 1;
+    if (np == 2)
+        return !strcmp(parts[1], "task") ? 2 : !strcmp(parts[1], "fd") ? 3 : 0;
+    if (np == 3)
+        return !strcmp(parts[1], "task") && digits[2] ? 1 : 0;
+    return !strcmp(parts[1], "task") && digits[2] && !strcmp(parts[3], "fd") ? 3 : 0;
+}
+
 /* Resolve w against base (absolute; "/" for an absolute w) into a fresh string: '.', '..' and empty
  * components folded; while the prefix exists, symlinks are followed through
- * realpath(3); from the first missing component on, the rest is lexical.  NULL
- * on OOM; sets ref->unsure for a dangling link, a loop or an overlong path. */
-static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
+ * realpath(3); from the first missing component on, the rest is lexical.  Names
+ * whose meaning depends on the process (docs/language.md "path outside
+ * workspace"): /dev/fd and /dev/std* are /proc/self/fd entries, /proc/PID/root is
+ * "/", /proc/self/cwd is cwd (the segment's directory), nothing under /proc/PID
+ * is looked up, and a descriptor with more after it or another process's cwd
+ * makes the path unknown (*unknown = 1, the result is what follows).  NULL on
+ * OOM; sets ref->unsure for a dangling link, a loop or an overlong path. */
+static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, const char *cwd, int *unknown)
 {
     char p[PATH_MAX + 2];
     size_t n = strlen(base);
+    *unknown = 0;
     if (n > PATH_CAP) {
         ref->unsure = 1;
         n = 1;
@@ -857,7 +903,7 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
     while (n > 1 && p[n - 1] == '/')
         n--;
     p[n] = '\0';
-    int missing = 0;
+    int missing = 0, lost = 0;
     size_t i = 0;
     while (i < wl) {
         while (i < wl && w[i] == '/')
@@ -869,12 +915,77 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
         if (cl == 0 || (cl == 1 && w[cs] == '.'))
             continue;
         if (cl == 2 && w[cs] == '.' && w[cs + 1] == '.') {
+            if (lost)
+                n = 1;
             while (n > 1 && p[n - 1] != '/')
                 n--;
             if (n > 1)
                 n--;
             p[n] = '\0';
             continue;
+        }
+        char comp[PATH_MAX + 1];
+        if (cl > PATH_CAP) {
+            ref->unsure = 1;
+            break;
+        }
+        memcpy(comp, w + cs, cl);
+        comp[cl] = '\0';
+        int rest = 0;                    /* more components after this one */
+        for (size_t j = i; j < wl && !rest; j++)
+            rest = w[j] != '/';
+        if (!missing && !strcmp(p, "/dev")
+            && (!strcmp(comp, "fd") || !strcmp(comp, "stdin") || !strcmp(comp, "stdout") || !strcmp(comp, "stderr"))) {
+            strcpy(p, "/proc/self/fd");
+            n = strlen(p);
+            if (!strcmp(comp, "fd"))
+                continue;
+            if (rest) {                  /* below a descriptor: unknown */
+                lost = missing = 1;
+                strcpy(p, "/");
+                n = 1;
+                continue;
+            }
+            strcat(p, !strcmp(comp, "stdin") ? "/0" : !strcmp(comp, "stdout") ? "/1" : "/2");
+            n = strlen(p);
+            missing = 1;
+            continue;
+        }
+        int self = 0, place = missing ? 0 : ref_proc_place(p, &self);
+        int pidname = !strcmp(comp, "self") || !strcmp(comp, "thread-self")
+                      || (strspn(comp, "0123456789") == cl);
+        if (!missing && !strcmp(p, "/proc") && pidname) {
+            strcat(p, "/");
+            strcat(p, comp);
+            n = strlen(p);
+            continue;                    /* not this process's own /proc/self */
+        }
+        if (place == 1 && !strcmp(comp, "root")) {
+            strcpy(p, "/");
+            n = 1;
+            continue;
+        }
+        if (place == 1 && !strcmp(comp, "cwd")) {
+            if (self && cwd && cwd[0] == '/' && strlen(cwd) <= PATH_CAP) {
+                strcpy(p, cwd);
+                n = strlen(p);
+            } else {
+                lost = missing = 1;
+                strcpy(p, "/");
+                n = 1;
+            }
+            continue;
+        }
+        if (place == 3 && strspn(comp, "0123456789") == cl && rest) {
+            lost = missing = 1;
+            strcpy(p, "/");
+            n = 1;
+            continue;
+        }
+        if (place) {
+            int dir = (place == 1 && (!strcmp(comp, "fd") || !strcmp(comp, "task")))
+                      || (place == 2 && strspn(comp, "0123456789") == cl);
+            missing |= !dir;
         }
         if (n + 1 + cl > PATH_CAP) {
             ref->unsure = 1;
@@ -889,7 +1000,7 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
             ref->unsure = 1;             /* a NUL inside a name: no file system call sees it */
             missing = 1;
         }
-        if (missing)
+        if (missing || place)
             continue;
         struct stat st;
         if (lstat(p, &st) != 0) {
@@ -897,6 +1008,18 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
             continue;
         }
         if (S_ISLNK(st.st_mode)) {
+            char lk[PATH_MAX + 1];
+            ssize_t ll = readlink(p, lk, sizeof lk - 1);
+            if (ll > 0 && ((size_t)ll >= 5 && (!strncmp(lk, "/proc", 5) || !strncmp(lk, "/dev/", 5)))) {
+                /* a link into /proc or /dev: its target is walked by meaning */
+                lk[ll] = '\0';
+                char rest_w[2 * PATH_MAX + 2];
+                snprintf(rest_w, sizeof rest_w, "%s%.*s", lk, (int)(wl - i), w + i);
+                int u2 = 0;
+                char *sub = resolve(ref, "/", rest_w, strlen(rest_w), cwd, &u2);
+                *unknown = u2;
+                return sub;
+            }
             char real[PATH_MAX];
             if (!realpath(p, real)) {
                 ref->unsure = 1;         /* dangling or looping link */
@@ -907,18 +1030,92 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl)
             memcpy(p, real, n + 1);
         }
     }
+    *unknown = lost;
     return sg_strndup(p, n);
+}
+
+/* The command's own streams by exact name once "//", "/." and a trailing "/" are
+ * folded: -2 /dev/null or /dev/tty, the descriptor for /dev/stdin, /dev/stdout,
+ * /dev/stderr, /dev/fd/N and /proc/{self,thread-self}/fd/N, -1 a file name. */
+static int ref_stream(const char *s, size_t n)
+{
+    if (n == 0 || s[0] != '/')
+        return -1;
+    char buf[64];
+    size_t bl = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && s[i] == '/')
+            i++;
+        size_t b = i;
+        while (i < n && s[i] != '/')
+            i++;
+        if (i == b || (i - b == 1 && s[b] == '.'))
+            continue;
+        if (bl + 1 + (i - b) >= sizeof buf)
+            return -1;
+        buf[bl++] = '/';
+        memcpy(buf + bl, s + b, i - b);
+        bl += i - b;
+    }
+    buf[bl] = '\0';
+    if (!strcmp(buf, "/dev/null") || !strcmp(buf, "/dev/tty"))
+        return -2;
+    if (!strcmp(buf, "/dev/stdin"))
+        return 0;
+    if (!strcmp(buf, "/dev/stdout"))
+        return 1;
+    if (!strcmp(buf, "/dev/stderr"))
+        return 2;
+    const char *num = NULL;
+    if (!strncmp(buf, "/dev/fd/", 8))
+        num = buf + 8;
+    else if (!strncmp(buf, "/proc/self/fd/", 14))
+        num = buf + 14;
+    else if (!strncmp(buf, "/proc/thread-self/fd/", 21))
+        num = buf + 21;
+    if (!num || !*num || strspn(num, "0123456789") != strlen(num))
+        return -1;
+    return strlen(num) > 8 ? 99999999 : atoi(num);
 }
 
 static int not_a_file(const char *s, size_t n)
 {
-    /* docs/language.md "redirect writes": /dev/null, /dev/stdout, /dev/stderr,
-     * /dev/fd/N; the evaluator also spares /dev/stdin and /dev/tty */
-    static const char *const dev[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty" };
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (n == strlen(dev[i]) && memcmp(s, dev[i], n) == 0)
-            return 1;
-    return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
+    return ref_stream(s, n) != -1;
+}
+
+/* The descriptor redirection rd opens. */
+static int ref_redir_fd(const sgr_redir *rd)
+{
+    if (rd->fd >= 0)
+        return rd->fd;
+    return rd->kind == SGR_REDIR_READ || rd->kind == SGR_REDIR_RDWR || rd->kind == SGR_REDIR_HEREDOC
+           || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN ? 0 : 1;
+}
+
+/* A write to stream fd by redirection number ri of s: 0 no file, 1 the file of
+ * redirection *src (earlier on the same segment), 2 unknown (docs/language.md
+ * "redirect writes": `> /dev/stdin` truncates what descriptor 0 names). */
+static int ref_stream_write(const sgr_segment *s, uint32_t ri, int fd, uint32_t *src)
+{
+    if (fd < 0 || fd == 1 || fd == 2)
+        return 0;
+    int found = -1;
+    for (uint32_t k = 0; k < ri; k++) {
+        const sgr_redir *e = &s->redirs[k];
+        int both = e->kind == SGR_REDIR_BOTH || e->kind == SGR_REDIR_BOTH_APPEND;
+        if (ref_redir_fd(e) == fd || (both && fd == 2))
+            found = (int)k;
+    }
+    if (found < 0)
+        return fd == 0 && s->pipe_index > 0 ? 0 : 2;
+    const sgr_redir *e = &s->redirs[found];
+    *src = (uint32_t)found;
+    if (e->kind == SGR_REDIR_HEREDOC || e->kind == SGR_REDIR_HERESTRING)
+        return 0;
+    if (e->kind == SGR_REDIR_DUP_IN || e->kind == SGR_REDIR_DUP_OUT)
+        return e->target.len == 1 && e->target.text[0] == '-' ? 0 : 2;
+    int st = ref_stream(e->target.text, e->target.len);
+    return st == -1 ? 1 : st == -2 ? 0 : 2;
 }
 
 static int within(const char *p, size_t pl, const char *root)
@@ -949,34 +1146,57 @@ static int add_one(sg_ref *ref, const char *root, char *r, int unknown)
     return 0;
 }
 
+static int is_write_kind(const sgr_redir *rd);
+
+/* w resolved from base with cwd for /proc/self/cwd: the path, or the word as
+ * written when what it names is known only at run time. */
+static int add_resolved(sg_ref *ref, const char *root, const char *base, const char *w, size_t wl, const char *cwd)
+{
+    int unknown = 0;
+    char *r = resolve(ref, base, w, wl, cwd, &unknown);
+    if (r && unknown) {
+        sg_free(r);
+        return add_one(ref, root, sg_strndup(w, wl), 1);
+    }
+    return add_one(ref, root, r, 0);
+}
+
 /* cwds is a segment's place block (see seg_cwds): a relative word is resolved
- * from every place, an absolute one once. */
+ * from every place, an absolute one once -- unless it names /proc/.../cwd, the
+ * place itself. */
 static int add_path(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
     int unknown = (flags & SGR_W_UNKNOWN) != 0;
+    const char *last = NULL;             /* the place if every cd succeeded: the last one */
+    for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
+        last = d;
     if ((flags & SGR_W_TILDE) && w[0] == '~') {
         if (wl == 1 || w[1] == '/')
             return unknown ? add_one(ref, root, sg_strndup(w, wl), 1)
-                           : add_one(ref, root, resolve(ref, ref->home, w + 1, wl - 1), 0);
+                           : add_resolved(ref, root, ref->home, w + 1, wl - 1, last);
         unknown = 1;                     /* ~user, ~+, ~- */
     }
     if (unknown)
         return add_one(ref, root, sg_strndup(w, wl), 1);
-    if (w[0] == '/')
-        return add_one(ref, root, resolve(ref, "/", w, wl), 0);
+    int here = 0;                        /* names the place: /proc/self/cwd */
+    for (size_t i = 0; i + 4 <= wl && !here; i++)
+        here = memcmp(w + i, "/cwd", 4) == 0;
+    if (w[0] == '/' && !here)
+        return add_resolved(ref, root, "/", w, wl, last);
     if (cwds[0] == 'U')                  /* relative to a place known only at run time */
         return add_one(ref, root, sg_strndup(w, wl), 1);
     for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
-        if (add_one(ref, root, resolve(ref, d, w, wl), 0) < 0)
+        if (add_resolved(ref, root, w[0] == '/' ? "/" : d, w, wl, d) < 0)
             return -1;
     return 0;
 }
 
 /* The path candidates of segment si: operands, option values, redirection
  * targets (not descriptor copies or heredocs), assignment values with a '/';
- * not what a program's declaration makes text. */
+ * not what a program's declaration makes text.  The paths of redirection i are
+ * paths[rfirst[i] .. + rcount[i]). */
 static int seg_paths(sg_ref *ref, uint32_t si)
 {
     if (ref->paths_of == (int32_t)si)
@@ -999,15 +1219,44 @@ static int seg_paths(sg_ref *ref, uint32_t si)
     for (uint32_t i = 0; i < nm->nvals; i++)
         if (!(nm->vflags[i] & SGR_V_TEXT) && add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
+    if (s->nredirs > ref->caprd) {
+        uint32_t *f = sg_realloc(ref->rfirst, sizeof *f * s->nredirs);
+        if (f)
+            ref->rfirst = f;
+        uint32_t *k = sg_realloc(ref->rcount, sizeof *k * s->nredirs);
+        if (k)
+            ref->rcount = k;
+        if (!f || !k)
+            return -1;
+        ref->caprd = s->nredirs;
+    }
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *rd = &s->redirs[i];
         const sgr_word *t = &rd->target;
+        ref->rfirst[i] = ref->npaths;
+        ref->rcount[i] = 0;
         if (rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN)
             continue;
         if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))
             continue;
+        int fd = ref_stream(t->text, t->len);
+        if (fd != -1) {
+            /* a stream: what a write to it writes (ref_stream_write) */
+            uint32_t src = 0;
+            int how = is_write_kind(rd) ? ref_stream_write(s, i, fd, &src) : 0;
+            if (how == 1) {
+                ref->rfirst[i] = ref->rfirst[src];
+                ref->rcount[i] = ref->rcount[src];
+            } else if (how == 2) {
+                if (add_one(ref, root, sg_strndup(t->text, t->len), 1) < 0)
+                    return -1;
+                ref->rcount[i] = 1;
+            }
+            continue;
+        }
         if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0)
             return -1;
+        ref->rcount[i] = ref->npaths - ref->rfirst[i];
     }
     for (uint32_t i = 0; i < s->nassigns; i++) {
         const char *a = s->assigns[i].text, *end = a + s->assigns[i].len;
@@ -1028,19 +1277,31 @@ static int seg_paths(sg_ref *ref, uint32_t si)
 
 /* ---- conditions ------------------------------------------------------------- */
 
-static int is_write(const sgr_redir *rd)
+/* A redirection that opens its target for writing (whatever the target is). */
+static int is_write_kind(const sgr_redir *rd)
 {
     const sgr_word *t = &rd->target;
     switch (rd->kind) {
     case SGR_REDIR_WRITE: case SGR_REDIR_APPEND: case SGR_REDIR_CLOBBER: case SGR_REDIR_RDWR:
     case SGR_REDIR_BOTH: case SGR_REDIR_BOTH_APPEND:
-        return !not_a_file(t->text, t->len);
+        return 1;
     case SGR_REDIR_DUP_OUT:          /* >&file writes a file; >&2, >&- copy or close */
-        return t->len && !(t->text[0] >= '0' && t->text[0] <= '9') && !(t->len == 1 && t->text[0] == '-')
-            && !not_a_file(t->text, t->len);
+        return t->len && !(t->text[0] >= '0' && t->text[0] <= '9') && !(t->len == 1 && t->text[0] == '-');
     default:
         return 0;
     }
+}
+
+/* Redirection ri of s writes a file: a file name, or a stream whose write
+ * reaches one (ref_stream_write). */
+static int is_write(const sgr_segment *s, uint32_t ri)
+{
+    const sgr_redir *rd = &s->redirs[ri];
+    if (!is_write_kind(rd))
+        return 0;
+    uint32_t src;
+    int fd = ref_stream(rd->target.text, rd->target.len);
+    return fd == -1 || ref_stream_write(s, ri, fd, &src) != 0;
 }
 
 static int is_read(const sgr_redir *rd)
@@ -1224,10 +1485,18 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
     case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
         for (uint32_t i = 0; i < s->nredirs; i++) {
             const sgr_redir *rd = &s->redirs[i];
-            if (!(c->kind == SGC_C_REDIR_WRITES ? is_write(rd) : is_read(rd)))
+            if (!(c->kind == SGC_C_REDIR_WRITES ? is_write(s, i) : is_read(rd)))
                 continue;
             if (!c->set || set_match(ref, set, rd->target.text, rd->target.len, 0))
                 return 1;
+            /* or a path it resolves to, matched whole (`> /dev/./sda`) */
+            if (seg_paths(ref, si) < 0) {
+                ref->oom = 1;
+                return 0;
+            }
+            for (uint32_t k = ref->rfirst[i]; k < ref->rfirst[i] + ref->rcount[i]; k++)
+                if (set_match(ref, set, ref->paths[k], strlen(ref->paths[k]), 0))
+                    return 1;
         }
         return 0;
     case SGC_C_ASSIGNS: case SGC_C_ASSIGNS_VAL:
@@ -1385,19 +1654,30 @@ static int ref_cd(sg_ref *ref, uint32_t si, const dirlist *from, dirlist *tgt)
     int tilde = (w->flags & SGR_W_TILDE) && w->text[0] == '~';
     if (tilde && w->len > 1 && w->text[1] != '/')
         return 2;
+    const char *last = from->n ? from->d[from->n - 1] : NULL;
+    int unknown = 0;
     if (tilde || w->text[0] == '/') {
-        char *d = tilde ? resolve(ref, ref->home, w->text + 1, w->len - 1) : resolve(ref, "/", w->text, w->len);
+        char *d = tilde ? resolve(ref, ref->home, w->text + 1, w->len - 1, last, &unknown)
+                        : resolve(ref, "/", w->text, w->len, last, &unknown);
         if (!d)
             return -1;
+        if (unknown) {
+            sg_free(d);
+            return 2;
+        }
         dl_add(tgt, d);
         return tgt->unknown ? 2 : 1;
     }
     if (from->unknown)
         return 2;
     for (uint32_t k = from->n; k-- > 0;) {
-        char *d = resolve(ref, from->d[k], w->text, w->len);
+        char *d = resolve(ref, from->d[k], w->text, w->len, from->d[k], &unknown);
         if (!d)
             return -1;
+        if (unknown) {
+            sg_free(d);
+            return 2;
+        }
         dl_add(tgt, d);
     }
     return tgt->unknown ? 2 : 1;

@@ -605,8 +605,8 @@ void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
 static int resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, char **out,
                          uint32_t *outlen)
 {
-    if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~'))
-        return 0;
+    if (cwd != c->rcwd || w[0] == '/' || (tilde && w[0] == '~') || (cwd[1] == 'p' || cwd[1] == 'd'))
+        return 0;                           /* (a cwd under /proc or /dev: the walk) */
     while (wl > 1 && w[wl - 1] == '/')
         wl--;                               /* "dir/" is "dir", as the walk has it */
     if ((size_t)c->rcwdl + 1 + wl >= PATH_MAX + 1)
@@ -655,20 +655,78 @@ static inline void lookups_begin(sgr_ctx *c)
 }
 
 static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
-                                 uint32_t *outlen, int *plain);
+                                 uint32_t *outlen, int *plain, int *unk);
+
+/* What the walk's canonical prefix p[0..n) is to the kernel's /proc (the agent's
+ * shell is another process than this one, so /proc/self is resolved by what it
+ * means, never by following this process's link): PROC_PID a process directory
+ * (/proc/self, /proc/thread-self, /proc/N, and their task/N), PROC_TASK its task
+ * directory, PROC_FD its fd directory, PROC_NO anything else.  *self: the
+ * process is the one running the command (self or thread-self). */
+enum { PROC_NO, PROC_PID, PROC_TASK, PROC_FD };
+
+static int is_pid_name(const char *s, size_t l)
+{
+    if ((l == 4 && memcmp(s, "self", 4) == 0) || (l == 11 && memcmp(s, "thread-self", 11) == 0))
+        return 2;
+    for (size_t i = 0; i < l; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return l > 0;
+}
+
+__attribute__((noinline))
+static int proc_kind(const char *p, size_t n, int *self)
+{
+    if (n < 7 || memcmp(p, "/proc/", 6) != 0)
+        return PROC_NO;
+    size_t i = 6, kind = PROC_NO;
+    int pid = 0;
+    while (i < n) {
+        size_t b = i;
+        while (i < n && p[i] != '/')
+            i++;
+        size_t l = i - b;
+        const char *cp = p + b;
+        if (kind == PROC_NO && b == 6 && (pid = is_pid_name(cp, l)) != 0)
+            kind = PROC_PID, *self = pid == 2;
+        else if (kind == PROC_PID && l == 4 && memcmp(cp, "task", 4) == 0)
+            kind = PROC_TASK;
+        else if (kind == PROC_TASK && is_pid_name(cp, l) == 1)
+            kind = PROC_PID;
+        else if (kind == PROC_PID && l == 2 && memcmp(cp, "fd", 2) == 0)
+            kind = PROC_FD;
+        else
+            return PROC_NO;
+        i++;
+    }
+    return (int)kind;
+}
 
 /* resolve_path's long way: the walk itself, for every operand resolve_plain
- * does not take.  The caller has called lookups_begin. */
-static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen)
+ * does not take.  The caller has called lookups_begin.  Names whose meaning
+ * depends on the process that opens them are resolved by that meaning: /dev/fd,
+ * /dev/stdin, /dev/stdout and /dev/stderr are the agent's /proc/self/fd entries;
+ * /proc/PID/root is "/", /proc/self/cwd the directory the segment runs in (cwd);
+ * under /proc/PID nothing is looked up.  What only the running process knows
+ * (/proc/self/fd/N/.., the cwd of another process) makes the rest of the path
+ * relative to an unknown directory: then *unk (when not NULL) is 1 and the result
+ * is what follows the last unknown point ("/etc/shadow" for
+ * /dev/fd/3/../etc/shadow); without unk such a path resolves to
+ * "/(unknown)", which no root contains. */
+static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen,
+                          int *unk)
 {
     const char *home = NULL, *base = cwd, *rel = w;
     uint32_t rl = wl;
+    if (unk)
+        *unk = 0;
     if (w[0] == '/') {
         base = "/";
     } else if (tilde && w[0] == '~' && (wl == 1 || w[1] == '/')
                && (home = c->opts->home ? c->opts->home : getenv("HOME")) && home[0] == '/') {
         uint32_t hl;
-        base = resolve_path(c, "/", home, (uint32_t)strlen(home), 0, &hl, NULL);
+        base = resolve_path(c, "/", home, (uint32_t)strlen(home), 0, &hl, NULL, NULL);
         if (!base)
             return NULL;
         rel = w + 1;
@@ -691,7 +749,7 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
      * target is spliced in front of its rest (in q) */
     const char *src = rel;
     size_t ql = rl < cap - 1 ? rl : cap - 1, qi = 0;
-    int missing = 0, hops = 0;
+    int missing = 0, hops = 0, lost = 0;     /* lost: p is relative to an unknown place */
     char link[PATH_MAX];
     while (qi < ql) {
         if (src[qi] == '/') {
@@ -705,12 +763,90 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         if (cl == 1 && src[cs] == '.')
             continue;
         if (cl == 2 && src[cs] == '.' && src[cs + 1] == '.') {
+            if (lost)
+                n = 1;                          /* the parent of an unknown place */
             while (n > 1 && p[n - 1] != '/')
                 n--;
             if (n > 1)
                 n--;
             p[n] = '\0';
             continue;
+        }
+        if (!missing && n >= 4 && (p[1] == 'p' || p[1] == 'd')) {
+            /* /dev/fd, /dev/std*: the agent's own descriptors, /proc/self/fd/N */
+            int self = 0, k = PROC_NO;
+            if (n == 4 && memcmp(p, "/dev", 4) == 0) {
+                static const char *const std[] = { "stdin", "stdout", "stderr" };
+                int sk = -1;
+                for (int j = 0; j < 3; j++)
+                    if (cl == strlen(std[j]) && memcmp(src + cs, std[j], cl) == 0)
+                        sk = j;
+                if (sk >= 0 || (cl == 2 && memcmp(src + cs, "fd", 2) == 0)) {
+                    memcpy(p, "/proc/self/fd", 14);
+                    n = 13;
+                    if (sk < 0)
+                        continue;
+                    k = PROC_FD;               /* /dev/stdin: the descriptor itself */
+                    cs = qi;
+                    cl = 0;
+                    p[n++] = '/';
+                    p[n++] = (char)('0' + sk);
+                    p[n] = '\0';
+                }
+            } else if (n == 5 && memcmp(p, "/proc", 5) == 0 && is_pid_name(src + cs, cl)) {
+                p[n++] = '/';
+                memcpy(p + n, src + cs, cl);
+                n += cl;
+                p[n] = '\0';
+                continue;                       /* not this process's /proc/self link */
+            } else {
+                k = proc_kind(p, n, &self);
+            }
+            if (k == PROC_PID && cl == 4 && memcmp(src + cs, "root", 4) == 0) {
+                n = 1;                          /* that process's "/" */
+                p[1] = '\0';
+                continue;
+            }
+            if (k == PROC_PID && cl == 3 && memcmp(src + cs, "cwd", 3) == 0 && self && cwd[0] == '/') {
+                n = strlen(cwd);                /* the directory the command runs in */
+                n = n < cap ? n : cap - 1;
+                memmove(p, cwd, n);
+                p[n] = '\0';
+                continue;
+            }
+            if (k == PROC_FD && (cl == 0 || is_pid_name(src + cs, cl) == 1)) {
+                /* a descriptor: whatever it names is known only when the command
+                 * runs; what follows it is relative to that */
+                size_t rest = qi;
+                while (rest < ql && src[rest] == '/')
+                    rest++;
+                if (rest < ql) {
+                    lost = missing = 1;
+                    n = 1;
+                    p[1] = '\0';
+                    continue;
+                }
+            }
+            if (k != PROC_NO) {
+                int takes = (k == PROC_PID && ((cl == 2 && memcmp(src + cs, "fd", 2) == 0)
+                                               || (cl == 4 && memcmp(src + cs, "task", 4) == 0)))
+                            || (k == PROC_TASK && is_pid_name(src + cs, cl) == 1);
+                if (k == PROC_PID && cl == 3 && memcmp(src + cs, "cwd", 3) == 0) {
+                    lost = missing = 1;          /* another process's cwd */
+                    n = 1;
+                    p[1] = '\0';
+                    continue;
+                }
+                if (!takes)
+                    missing = 1;                /* a file of that process: its name */
+                if (cl) {
+                    p[n++] = '/';
+                    memcpy(p + n, src + cs, cl);
+                    n += cl;
+                    p[n] = '\0';
+                }
+                continue;
+            }
         }
         if (n + 1 + cl >= cap)
             break;                                  /* longer than PATH_MAX: stop */
@@ -754,22 +890,31 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         src = q;
         qi = 0;
     }
+    if (lost && unk) {
+        *unk = 1;
+    } else if (lost) {
+        const char gone[] = "/(unknown)";
+        memcpy(p, gone, sizeof gone);
+        n = sizeof gone - 1;
+    }
     *outlen = (uint32_t)n;
     return sg_arena_strndup(&c->arena, p, n);
 }
 
 /* w resolved against cwd: resolve_plain's short way when it takes w (then *plain,
  * when not NULL, is 1: the result is the resolved cwd, a '/' and more), else the
- * walk.  NULL: out of memory. */
+ * walk (unk: see there).  NULL: out of memory. */
 static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
-                                 uint32_t *outlen, int *plain)
+                                 uint32_t *outlen, int *plain, int *unk)
 {
     lookups_begin(c);
     char *named;
     int short_way = resolve_plain(c, cwd, w, wl, tilde, &named, outlen);
     if (plain)
         *plain = short_way;
-    return short_way ? named : resolve_walk(c, cwd, w, wl, tilde, outlen);
+    if (short_way && unk)
+        *unk = 0;
+    return short_way ? named : resolve_walk(c, cwd, w, wl, tilde, outlen, unk);
 }
 
 static int under(const char *p, uint32_t pl, const char *root)
@@ -780,27 +925,112 @@ static int under(const char *p, uint32_t pl, const char *root)
     return pl >= rl && memcmp(p, root, rl) == 0 && (pl == rl || p[rl] == '/');
 }
 
+/* ---- streams ------------------------------------------------------------------
+ * Names that open one of the command's own streams, not a file: /dev/null,
+ * /dev/tty, /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N and
+ * /proc/thread-self/fd/N -- each only as exactly itself once "//", "/." and a
+ * trailing "/" are folded (/dev//null, /dev/./fd/1), never as a prefix:
+ * /dev/fd/../../etc/shadow names a file, which the walk resolves. */
+#define STREAM_NONE (-1)                    /* a file name */
+#define STREAM_DEV  (-2)                    /* /dev/null, /dev/tty */
+
 __attribute__((noinline))
-static int not_a_file_dev(const char *s, uint32_t n)
+static int stream_slow(const char *s, uint32_t n)
 {
-    static const struct { const char *s; uint32_t n; } dev[] = {
-        { "/dev/null", 9 }, { "/dev/stdout", 11 }, { "/dev/stderr", 11 }, { "/dev/stdin", 10 }, { "/dev/tty", 8 }
-    };
-    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (n == dev[i].n && memcmp(s, dev[i].s, n) == 0)
-            return 1;
-    return n > 8 && memcmp(s, "/dev/fd/", 8) == 0;
+    const char *cp[4];
+    uint32_t cl[4], k = 0;
+    for (uint32_t i = 0; i < n;) {
+        while (i < n && s[i] == '/')
+            i++;
+        uint32_t b = i;
+        while (i < n && s[i] != '/')
+            i++;
+        uint32_t l = i - b;
+        if (l == 0 || (l == 1 && s[b] == '.'))
+            continue;
+        if (k == 4 || (l == 2 && s[b] == '.' && s[b + 1] == '.'))
+            return STREAM_NONE;
+        cp[k] = s + b;
+        cl[k++] = l;
+    }
+#define IS(j, lit) (cl[j] == sizeof lit - 1 && memcmp(cp[j], lit, sizeof lit - 1) == 0)
+    uint32_t fdc = 0;                       /* the component that holds N */
+    if (k == 2 && IS(0, "dev"))
+        return IS(1, "null") || IS(1, "tty") ? STREAM_DEV
+             : IS(1, "stdin") ? 0 : IS(1, "stdout") ? 1 : IS(1, "stderr") ? 2 : STREAM_NONE;
+    if (k == 3 && IS(0, "dev") && IS(1, "fd"))
+        fdc = 2;
+    else if (k == 4 && IS(0, "proc") && (IS(1, "self") || IS(1, "thread-self")) && IS(2, "fd"))
+        fdc = 3;
+    else
+        return STREAM_NONE;
+#undef IS
+    int fd = 0;
+    for (uint32_t i = 0; i < cl[fdc]; i++) {
+        if (cp[fdc][i] < '0' || cp[fdc][i] > '9')
+            return STREAM_NONE;
+        fd = fd < 100000000 ? fd * 10 + (cp[fdc][i] - '0') : fd;
+    }
+    return fd;
 }
 
-/* /dev/null and the like, which no rule about files means.  The test that fails
- * for nearly every operand is inline in each caller; the list is out of line. */
+/* s[0..n) as a stream: STREAM_NONE (a file), STREAM_DEV or the descriptor
+ * number.  The test that fails for nearly every operand is inline. */
+static inline int stream_of(const char *s, uint32_t n)
+{
+    return n >= 8 && s[0] == '/' && (s[1] == 'd' || s[1] == 'p' || s[1] == '/' || s[1] == '.')
+           ? stream_slow(s, n) : STREAM_NONE;
+}
+
+/* Does reading or naming s[0..n) open no file (a stream)? */
 static inline int not_a_file(const char *s, uint32_t n)
 {
-    return n >= 8 && memcmp(s, "/dev/", 5) == 0 && not_a_file_dev(s, n);
+    return stream_of(s, n) != STREAM_NONE;
+}
+
+/* The descriptor redirection r opens, unless it names it (r->fd). */
+static int redir_fd(const sgr_redir *r)
+{
+    if (r->fd >= 0)
+        return r->fd;
+    switch (r->kind) {
+    case SGR_REDIR_READ: case SGR_REDIR_RDWR: case SGR_REDIR_HEREDOC: case SGR_REDIR_HERESTRING:
+    case SGR_REDIR_DUP_IN:
+        return 0;
+    default:
+        return 1;                           /* &> and &>> open 1 (and 2) */
+    }
+}
+
+/* What write redirection r of segment s, whose target names stream fd, writes.
+ * bash opens the name afresh, so `> /dev/stdin` truncates the file descriptor 0
+ * reads.  0: no file (the null device, the terminal, the caller's stdout or
+ * stderr, a pipe, a here-document); 1: the file an earlier redirection of s
+ * opened on fd, itself a path candidate; 2: a file known only when the command
+ * runs (what descriptor 0 or N of the caller names). */
+static int stream_write(const sgr_segment *s, const sgr_redir *r, int fd, const sgr_redir **srcp)
+{
+    if (fd == STREAM_DEV || fd == 1 || fd == 2)
+        return 0;
+    const sgr_redir *src = NULL;
+    for (const sgr_redir *e = s->redirs; e < r; e++)
+        if (redir_fd(e) == fd || ((e->kind == SGR_REDIR_BOTH || e->kind == SGR_REDIR_BOTH_APPEND) && fd == 2))
+            src = e;
+    if (!src)
+        return fd == 0 && s->pipe_index > 0 ? 0 : 2;
+    if (src->kind == SGR_REDIR_HEREDOC || src->kind == SGR_REDIR_HERESTRING)
+        return 0;
+    if (src->kind == SGR_REDIR_DUP_IN || src->kind == SGR_REDIR_DUP_OUT)
+        return src->target.len == 1 && src->target.text[0] == '-' ? 0 : 2;
+    int st = stream_of(src->target.text, src->target.len);
+    if (srcp)
+        *srcp = src;
+    return st == STREAM_NONE ? 1 : st == STREAM_DEV ? 0 : 2;
 }
 
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd);
+static int is_write(const sgr_segment *s, const sgr_redir *r);
 
 /* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
  * the path is the resolved cwd (not "/"), a '/' and more (set by add_one_path,
@@ -809,6 +1039,18 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
 #define PIN_RUN ((uint64_t)1 << 32)
 #define PIN_CWD ((uint64_t)1 << 33)
 
+/* Count w[0..wl), a value known only when the command runs, as outside the
+ * workspace (the first such path is the one messages name). */
+static void mark_unknown(sgr_norm *nm, const char *w, uint32_t wl)
+{
+    nm->unknown_paths++;
+    if (!nm->outside) {
+        nm->outside = 1;
+        nm->outside_path.s = w;
+        nm->outside_path.len = wl;
+    }
+}
+
 static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
@@ -816,25 +1058,16 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
     /* ~user, ~+, ~-: another home or a directory stack entry, known only at run time */
     if ((flags & SGR_W_TILDE) && w[0] == '~' && wl > 1 && w[1] != '/')
         flags |= SGR_W_VAR;
-    if (flags & (SGR_W_UNKNOWN)) {
-        nm->unknown_paths++;
-        if (!nm->outside) {
-            nm->outside = 1;
-            nm->outside_path.s = w;
-            nm->outside_path.len = wl;
-        }
-        /* still record the literal text, so `path inside` sees "$HOME/.ssh/x" */
-    }
+    if (flags & (SGR_W_UNKNOWN))
+        mark_unknown(nm, w, wl);            /* still record the literal text, so `path
+                                             * inside` sees "$HOME/.ssh/x" */
     int relative = w[0] != '/' && !((flags & SGR_W_TILDE) && w[0] == '~');
+    /* /proc/self/cwd names the directory the segment runs in: like a relative path */
+    relative |= w[0] == '/' && wl >= 4 && memmem(w, wl, "/cwd", 4) != NULL;
     if (relative && nm->cwd_unknown && !(flags & SGR_W_UNKNOWN)) {
         /* relative to a directory only known at run time */
         flags |= SGR_W_VAR;
-        nm->unknown_paths++;
-        if (!nm->outside) {
-            nm->outside = 1;
-            nm->outside_path.s = w;
-            nm->outside_path.len = wl;
-        }
+        mark_unknown(nm, w, wl);
     }
     /* a relative operand under every cwd the segment may run in (the last one
      * first); an absolute one once */
@@ -847,6 +1080,27 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
     return 0;
 }
 
+/* Room for one more path in nm. */
+static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap)
+{
+    if (nm->npaths < *cap)
+        return 0;
+    /* the first arrays by the inline bump, not sg_arena_grow's call */
+    uint32_t ncap = *cap ? *cap * 2 : 8;
+    sgr_sv *np = *cap ? sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap)
+                      : sg_arena_alloc(&c->arena, sizeof *np * ncap);
+    if (!np)
+        return -1;
+    nm->paths = np;
+    uint64_t *pin = *cap ? sg_arena_grow(&c->arena, nm->pin, sizeof *pin * *cap, sizeof *pin * ncap)
+                         : sg_arena_alloc(&c->arena, sizeof *pin * ncap);
+    if (!pin)
+        return -1;
+    nm->pin = pin;
+    *cap = ncap;
+    return 0;
+}
+
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd)
 {
@@ -854,29 +1108,23 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     char *r = (char *)w;
     int in_cwd = 0;                         /* r is the resolved cwd (not "/"), a '/', more */
     if (!(flags & SGR_W_UNKNOWN)) {
-        int plain;
-        r = resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl, &plain);
+        int plain, unk;
+        r = resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl, &plain, &unk);
         if (!r)
             return -1;
+        if (unk) {
+            /* through a descriptor or another process's cwd: known at run time */
+            flags |= SGR_W_VAR;
+            mark_unknown(nm, w, wl);
+            r = (char *)w;
+            rl = wl;
+        }
         in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
     }
     if (!in_cwd)
         in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
-    if (nm->npaths == *cap) {
-        /* the first arrays by the inline bump, not sg_arena_grow's call */
-        uint32_t ncap = *cap ? *cap * 2 : 8;
-        sgr_sv *np = *cap ? sg_arena_grow(&c->arena, nm->paths, sizeof *np * *cap, sizeof *np * ncap)
-                          : sg_arena_alloc(&c->arena, sizeof *np * ncap);
-        if (!np)
-            return -1;
-        nm->paths = np;
-        uint64_t *pin = *cap ? sg_arena_grow(&c->arena, nm->pin, sizeof *pin * *cap, sizeof *pin * ncap)
-                             : sg_arena_alloc(&c->arena, sizeof *pin * ncap);
-        if (!pin)
-            return -1;
-        nm->pin = pin;
-        *cap = ncap;
-    }
+    if (path_room(c, nm, cap) < 0)
+        return -1;
     nm->paths[nm->npaths].s = r;
     nm->paths[nm->npaths].len = rl;
     nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
@@ -912,14 +1160,40 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
         if (!(nm->vflags[i] & SGR_V_TEXT)
             && add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
+    if (s->nredirs && !(nm->rpath = sg_arena_zalloc(&c->arena, sizeof *nm->rpath * 2 * s->nredirs)))
+        return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *r = &s->redirs[i];
         if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
             || r->kind == SGR_REDIR_DUP_IN || (r->kind == SGR_REDIR_DUP_OUT
                 && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
             continue;
-        if (add_path(c, nm, &cap, r->target.text, r->target.len, r->target.flags) < 0)
+        uint32_t first = nm->npaths;
+        int st = stream_of(r->target.text, r->target.len);
+        if (st != STREAM_NONE) {
+            /* `> /dev/stdin` writes the file fd 0 names: the file an earlier
+             * redirection opened (its paths), or one known only at run time */
+            const sgr_redir *src = NULL;
+            int sw = is_write(s, r) ? stream_write(s, r, st, &src) : 0;
+            if (sw == 1) {
+                uint32_t j = (uint32_t)(src - s->redirs);
+                nm->rpath[2 * i] = nm->rpath[2 * j];
+                nm->rpath[2 * i + 1] = nm->rpath[2 * j + 1];
+                continue;
+            }
+            if (sw == 2) {
+                if (path_room(c, nm, &cap) < 0)
+                    return -1;
+                mark_unknown(nm, r->target.text, r->target.len);
+                nm->paths[nm->npaths].s = r->target.text;
+                nm->paths[nm->npaths].len = r->target.len;
+                nm->pin[nm->npaths++] = 0;
+            }
+        } else if (add_path(c, nm, &cap, r->target.text, r->target.len, r->target.flags) < 0) {
             return -1;
+        }
+        nm->rpath[2 * i] = first;
+        nm->rpath[2 * i + 1] = nm->npaths - first;
     }
     for (uint32_t i = 0; i < s->nassigns; i++) {
         /* assignment values that look like paths (PYTHONPATH=/x:/y) */
@@ -1394,6 +1668,12 @@ static int64_t paths_mask(sgr_ctx *c, sgr_norm *nm)
     return (int64_t)(uint32_t)nm->pin_all;
 }
 
+/* Is path i of nm itself in set (not a directory above it)? */
+static int path_is(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
+{
+    return set_has(c, set, nm->paths[i].s, nm->paths[i].len);
+}
+
 /* Is path i of nm, or a directory above it, in set? */
 static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
@@ -1421,20 +1701,24 @@ static int text_match(sgr_ctx *c, uint32_t set)
     return r;
 }
 
-static int is_write(const sgr_redir *r)
+/* Does redirection r of segment s write a file (stream_write for stream names)? */
+static int is_write(const sgr_segment *s, const sgr_redir *r)
 {
     switch (r->kind) {
     case SGR_REDIR_WRITE: case SGR_REDIR_APPEND: case SGR_REDIR_CLOBBER: case SGR_REDIR_RDWR:
     case SGR_REDIR_BOTH: case SGR_REDIR_BOTH_APPEND:
-        return !not_a_file(r->target.text, r->target.len);
+        break;
     case SGR_REDIR_DUP_OUT:
         /* >&2 and 2>&1 copy a descriptor; >&file (no digits) writes a file */
-        return r->target.len && !(r->target.text[0] >= '0' && r->target.text[0] <= '9')
-            && !(r->target.len == 1 && r->target.text[0] == '-')
-            && !not_a_file(r->target.text, r->target.len);
+        if (!r->target.len || (r->target.text[0] >= '0' && r->target.text[0] <= '9')
+            || (r->target.len == 1 && r->target.text[0] == '-'))
+            return 0;
+        break;
     default:
         return 0;
     }
+    int st = stream_of(r->target.text, r->target.len);
+    return st == STREAM_NONE || stream_write(s, r, st, NULL) != 0;
 }
 
 static int is_read(const sgr_redir *r)
@@ -1747,13 +2031,22 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             acc = 0;
             for (uint32_t i = 0; i < s->nredirs && !acc; i++) {
                 const sgr_redir *r = &s->redirs[i];
-                if (!(op == SGT_OP_REDIR_WRITES ? is_write(r) : is_read(r)))
+                if (!(op == SGT_OP_REDIR_WRITES ? is_write(s, r) : is_read(r)))
                     continue;
                 acc = b == SGT_NONE || set_has(c, b, r->target.text, r->target.len);
                 if (acc) {
                     c->m_path.s = r->target.text;
                     c->m_path.len = r->target.len;
+                    break;
                 }
+                /* or a path the target resolves to (`> /dev/./sda`) */
+                if (resolve_paths(c, si) < 0)
+                    return -1;
+                for (uint32_t k = nm->rpath[2 * i], e = k + nm->rpath[2 * i + 1]; k < e && !acc; k++)
+                    if (path_is(c, b, nm, k)) {
+                        acc = 1;
+                        c->m_path = nm->paths[k];
+                    }
             }
             break;
         case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL:
@@ -1979,7 +2272,7 @@ static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
     }
     for (size_t i = 0; i < o->nroots; i++) {
         uint32_t l;
-        char *r = resolve_path(c, cwd, o->roots[i], (uint32_t)strlen(o->roots[i]), 0, &l, NULL);
+        char *r = resolve_path(c, cwd, o->roots[i], (uint32_t)strlen(o->roots[i]), 0, &l, NULL, NULL);
         if (!r)
             return -1;
         c->roots[c->nroots++] = r;
@@ -2005,7 +2298,7 @@ static const char *resolve_cwd(sgr_ctx *c, const char *cwd, uint32_t *len)
         return c->cwd_out;
     }
     size_t il = strlen(cwd);
-    const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len, NULL);
+    const char *r = resolve_path(c, "/", cwd, (uint32_t)il, 0, len, NULL, NULL);
     c->cwd_epoch = 0;
     if (r && e && sgr_pc_epoch(c->pc) == e && il < sizeof c->cwd_in && *len < sizeof c->cwd_out) {
         memcpy(c->cwd_in, cwd, il + 1);
@@ -2229,9 +2522,12 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         return 2;
     for (uint32_t k = 0; k < nm->ncwds; k++) {
         uint32_t rl;
-        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl, NULL);
+        int unk;
+        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl, NULL, &unk);
         if (!r)
             return -1;
+        if (unk)
+            return 2;                      /* into a directory only the process knows */
         cwd_add(tgt, r);
         if (t[0] == '/' || (flags & SGR_W_TILDE))
             break;                         /* the same place from every cwd */

@@ -54,6 +54,8 @@ typedef struct sgr_norm {
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
     int outside;                      /* a path leaves every root (or is unknown) */
     sgr_sv outside_path;             /* the first one that does */
+    uint32_t *rpath;                  /* [2 * nredirs]: the paths redirection i resolved
+                                       * to, paths[rpath[2i] .. + rpath[2i + 1]) */
 } sgr_norm;
 
 /* In vflags: the value of a program's `text` option (a pattern, a number), which
