@@ -30,7 +30,7 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL.
+    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL IS.
 
 %left OR.
 %left AND.
@@ -164,6 +164,8 @@ cond(C) ::= ARG(K) AT WORD(N) m(S).  { C = sgc_cond_set(ps, SGC_C_ARG_AT, &K, S)
 cond(C) ::= ARGC(K) WORD(O) WORD(N). { C = sgc_cond_new(ps, SGC_C_ARGC, &K); if (C) { C->cmp = O; C->num = N; } }
 cond(C) ::= PATH(K) OUTSIDE WORKSPACE. { C = sgc_cond_new(ps, SGC_C_PATH_OUTSIDE, &K); }
 cond(C) ::= PATH(K) INSIDE m(S).     { C = sgc_cond_set(ps, SGC_C_PATH_INSIDE, &K, S); }
+/* a resolved path itself, not a directory above it */
+cond(C) ::= PATH(K) IS m(S).         { C = sgc_cond_set(ps, SGC_C_PATH_IS, &K, S); }
 cond(C) ::= REDIRECT(K) WRITES.      { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); }
 cond(C) ::= REDIRECT(K) WRITES TO m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, S); }
 cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); }

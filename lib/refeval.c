@@ -841,6 +841,28 @@ static int set_match(sg_ref *ref, int32_t si, const char *s, size_t n, int text)
     return 0;
 }
 
+/* set_match for a resolved path: also a word "~" or "~/REST" of the set, the
+ * caller's home (docs/language.md "path inside"). */
+static int path_set_match(sg_ref *ref, int32_t si, const char *p, size_t n)
+{
+    if (set_match(ref, si, p, n, 0))
+        return 1;
+    if (si < 0 || (uint32_t)si >= ref->nsets || !ref->home || ref->home[0] != '/')
+        return 0;
+    const ref_set *st = &ref->sets[si];
+    for (uint32_t i = 0; i < st->n; i++) {
+        const sgc_item *it = st->items[i].it;
+        if (it->kind != SGC_ITEM_WORD || it->len == 0 || it->text[0] != '~' || (it->len > 1 && it->text[1] != '/'))
+            continue;
+        char full[2 * PATH_MAX];
+        int fl = snprintf(full, sizeof full, "%s%.*s", strcmp(ref->home, "/") == 0 && it->len > 1 ? "" : ref->home,
+                          (int)(it->len - 1), it->text + 1);
+        if (fl > 0 && (size_t)fl == n && memcmp(full, p, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- paths ------------------------------------------------------------------- */
 
 #define PATH_CAP 4000               /* longer paths: the table evaluator truncates */
@@ -1161,6 +1183,25 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     return add_one(ref, root, r, 0);
 }
 
+/* Does the line name HOME as a variable it may set (HOME=, export HOME, read
+ * HOME, ...): "HOME" standing alone, not as $HOME or ${HOME}? */
+static int ref_sets_home(const sg_ref *ref)
+{
+    const char *l = ref->r->cl.line;
+    size_t n = ref->r->cl.len;
+    for (size_t i = 0; i + 4 <= n; i++) {
+        if (memcmp(l + i, "HOME", 4) != 0)
+            continue;
+        char before = i ? l[i - 1] : ' ', after = i + 4 < n ? l[i + 4] : ' ';
+        int id_before = before == '_' || (before >= '0' && before <= '9') || ((before | 32) >= 'a' && (before | 32) <= 'z');
+        int id_after = after == '_' || (after >= '0' && after <= '9') || ((after | 32) >= 'a' && (after | 32) <= 'z');
+        int use = before == '$' || (before == '{' && i >= 2 && l[i - 2] == '$');
+        if (!id_before && !id_after && !use)
+            return 1;
+    }
+    return 0;
+}
+
 /* cwds is a segment's place block (see seg_cwds): a relative word is resolved
  * from every place, an absolute one once -- unless it names /proc/.../cwd, the
  * place itself. */
@@ -1168,7 +1209,22 @@ static int add_path(sg_ref *ref, const char *cwds, const char *root, const char 
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
+    char homeword[PATH_MAX + 2];
+    if ((flags & SGR_W_UNKNOWN) == SGR_W_VAR && !ref_sets_home(ref)) {
+        /* $HOME/... and ${HOME}/... with nothing else to expand: ~/... */
+        size_t k = wl >= 5 && !strncmp(w, "$HOME", 5) ? 5 : wl >= 7 && !strncmp(w, "${HOME}", 7) ? 7 : 0;
+        if (k && (k == wl || w[k] == '/') && !memchr(w + k, '$', wl - k) && !memchr(w + k, '`', wl - k)
+            && wl - k < PATH_MAX) {
+            homeword[0] = '~';
+            memcpy(homeword + 1, w + k, wl - k);
+            w = homeword;
+            wl = wl - k + 1;
+            flags = (flags & ~(uint32_t)SGR_W_VAR) | SGR_W_TILDE;
+        }
+    }
     int unknown = (flags & SGR_W_UNKNOWN) != 0;
+    if ((flags & SGR_W_TILDE) && w[0] == '~' && ref_sets_home(ref))
+        unknown = 1;
     const char *last = NULL;             /* the place if every cd succeeded: the last one */
     for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
         last = d;
@@ -1478,9 +1534,18 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
              * is above every absolute path, but the evaluator tests it only for
              * the path "/"; the reference follows the evaluator here) */
             for (size_t l = pl; l > 0; l--)
-                if ((l == pl || p[l] == '/') && set_match(ref, set, p, l, 0))
+                if ((l == pl || p[l] == '/') && path_set_match(ref, set, p, l))
                     return 1;
         }
+        return 0;
+    case SGC_C_PATH_IS:
+        if (seg_paths(ref, si) < 0) {
+            ref->oom = 1;
+            return 0;
+        }
+        for (uint32_t i = 0; i < ref->npaths; i++)
+            if (path_set_match(ref, set, ref->paths[i], strlen(ref->paths[i])))
+                return 1;
         return 0;
     case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
         for (uint32_t i = 0; i < s->nredirs; i++) {
@@ -1495,7 +1560,7 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
                 return 0;
             }
             for (uint32_t k = ref->rfirst[i]; k < ref->rfirst[i] + ref->rcount[i]; k++)
-                if (set_match(ref, set, ref->paths[k], strlen(ref->paths[k]), 0))
+                if (path_set_match(ref, set, ref->paths[k], strlen(ref->paths[k])))
                     return 1;
         }
         return 0;

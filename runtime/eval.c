@@ -86,6 +86,14 @@ struct sgr_ctx {
     uint32_t *pm_state;
     uint8_t *pm_hit;
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
+    uint8_t *tilde;                     /* [nsets] has a word "~" or "~/...": the caller's
+                                         * home, for path conditions (tilde_words) */
+    const char *rhome;                  /* the caller's home resolved, when rhome_call ==
+                                         * ncalls (NULL: none) */
+    uint32_t rhomel;
+    uint64_t rhome_call;
+    uint64_t sets_home_call;            /* == ncalls: sets_home is this line's */
+    int sets_home;
     int funcdefs;                       /* the line defines a shell function: a program
                                          * name may be one, so nothing is text */
     uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
@@ -186,7 +194,7 @@ static uint32_t op_needs(sgr_ctx *c, uint32_t op, uint32_t a, uint32_t b, const 
     case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
     case SGT_OP_ARG_ANY: return F_ARGS;
     case SGT_OP_ARG_AT: return a >= 1 ? F_ARGS : F_PROG;
-    case SGT_OP_PATH_OUTSIDE: return F_PATHS;
+    case SGT_OP_PATH_OUTSIDE: case SGT_OP_PATH_IS: return F_PATHS;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS: return F_REDIRS;
     case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL: return F_ASSIGNS;
     case SGT_OP_PIPED_FROM: case SGT_OP_PIPED_TO: return F_OTHERS;
@@ -313,6 +321,8 @@ static int group_words(sgr_ctx *c, uint32_t set)
 {
     const sgr_table *t = c->t;
     const sgt_set *st = &t->sets[set];
+    if (c->tilde[set])
+        return 0;                          /* "~" words name the caller's home: tested apart */
     const char **w = sg_malloc(sizeof *w * st->nwords);
     uint32_t *l = sg_malloc(sizeof *l * st->nwords);
     int r = -1;
@@ -503,6 +513,12 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
+    c->tilde = sg_calloc(ns, 1);
+    for (uint32_t set = 0; c->tilde && set < t->nsets; set++)
+        for (uint32_t k = 0; k < t->sets[set].nwords; k++) {
+            const char *w = sgr_str(t, t->words[t->sets[set].words_off + k]);
+            c->tilde[set] |= w[0] == '~' && (w[1] == '\0' || w[1] == '/');
+        }
     size_t maxst = 1;
     for (uint32_t d = 0; d < t->ndfas; d++)
         maxst = t->dfas[d].nstates > maxst ? t->dfas[d].nstates : maxst;
@@ -516,7 +532,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pw_hit = sg_calloc(ns, 1);
     c->wf = sg_calloc(ns, sizeof *c->wf);
     c->implied = sg_malloc(t->nrules ? t->nrules : 1);
-    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->pg_mask || !c->pg_full || !c->pw_call
+    if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->tilde || !c->pg_mask || !c->pg_full || !c->pw_call
         || !c->pw_hit || !c->implied || !c->wf || !c->dmin || !c->dlow || !c->bfs_queue || !c->bfs_seen) {
         sgr_ctx_free(c);
         return NULL;
@@ -552,6 +568,7 @@ void sgr_ctx_free(sgr_ctx *c)
     sg_free(c->pm_state);
     sg_free(c->pm_hit);
     sg_free(c->wmax);
+    sg_free(c->tilde);
     sg_free(c->dmin);
     sg_free(c->dlow);
     sg_free(c->bfs_queue);
@@ -1051,10 +1068,59 @@ static void mark_unknown(sgr_norm *nm, const char *w, uint32_t wl)
     }
 }
 
+static int name_byte(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* May the line give HOME another value before a word is expanded (HOME=x,
+ * export/read/declare/unset HOME, for HOME in ...)?  Then ~ and $HOME are known
+ * only at run time.  A plain reading of the text: "HOME" as a name of its own,
+ * not after '$' or "${". */
+static int line_sets_home(sgr_ctx *c)
+{
+    if (c->sets_home_call != c->ncalls) {
+        c->sets_home_call = c->ncalls;
+        c->sets_home = 0;
+        const char *l = c->line, *e = l + c->len;
+        for (const char *p = memmem(l, c->len, "HOME", 4); p && !c->sets_home;
+             p = memmem(p + 1, (size_t)(e - p - 1), "HOME", 4)) {
+            char b = p > l ? p[-1] : ' ', b2 = p > l + 1 ? p[-2] : ' ', a = p + 4 < e ? p[4] : ' ';
+            c->sets_home = !name_byte(b) && b != '$' && !(b == '{' && b2 == '$') && !name_byte(a);
+        }
+    }
+    return c->sets_home;
+}
+
+/* $HOME or ${HOME} followed by nothing or "/..." without another expansion:
+ * the length of the variable's spelling, else 0 (such a word is ~ and the rest). */
+static uint32_t home_var(const char *w, uint32_t wl)
+{
+    uint32_t k = wl >= 5 && memcmp(w, "$HOME", 5) == 0 ? 5 : wl >= 7 && memcmp(w, "${HOME}", 7) == 0 ? 7 : 0;
+    if (!k || (k < wl && w[k] != '/') || memchr(w + k, '$', wl - k) || memchr(w + k, '`', wl - k))
+        return 0;
+    return k;
+}
+
 static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
+    uint32_t hv;
+    if ((flags & SGR_W_UNKNOWN) == SGR_W_VAR && (hv = home_var(w, wl)) && !line_sets_home(c)) {
+        /* "$HOME"/x is ~/x: the caller's home */
+        char *t = sg_arena_alloc(&c->arena, wl - hv + 2);
+        if (!t)
+            return -1;
+        t[0] = '~';
+        memcpy(t + 1, w + hv, wl - hv);
+        t[wl - hv + 1] = '\0';
+        w = t;
+        wl = wl - hv + 1;
+        flags = (flags & ~SGR_W_VAR) | SGR_W_TILDE;
+    }
+    if ((flags & SGR_W_TILDE) && w[0] == '~' && line_sets_home(c))
+        flags |= SGR_W_VAR;                 /* HOME=/etc; cat ~/shadow */
     /* ~user, ~+, ~-: another home or a directory stack entry, known only at run time */
     if ((flags & SGR_W_TILDE) && w[0] == '~' && wl > 1 && w[1] != '/')
         flags |= SGR_W_VAR;
@@ -1572,9 +1638,51 @@ static size_t words_max(sgr_ctx *c, uint32_t set)
     return c->wmax[set] == UINT16_MAX ? SIZE_MAX : (size_t)c->wmax[set] - 1;
 }
 
+/* The caller's home, resolved once a call (NULL: none known). */
+static const char *home_of(sgr_ctx *c, uint32_t *len)
+{
+    if (c->rhome_call != c->ncalls) {
+        c->rhome_call = c->ncalls;
+        const char *h = c->opts->home ? c->opts->home : getenv("HOME");
+        c->rhome = h && h[0] == '/' ? resolve_path(c, "/", h, (uint32_t)strlen(h), 0, &c->rhomel, NULL, NULL) : NULL;
+    }
+    *len = c->rhomel;
+    return c->rhome;
+}
+
+/* Is path s[0..n) (dirs: or a directory above it other than "/") a word "~" or
+ * "~/REST" of set, with ~ the caller's home? */
+__attribute__((noinline))
+static int tilde_words_slow(sgr_ctx *c, uint32_t set, const char *s, uint32_t n, int dirs)
+{
+    uint32_t hl;
+    const char *h = home_of(c, &hl);
+    if (!h || n < hl || memcmp(s, h, hl) != 0)
+        return 0;
+    const sgt_set *st = &c->t->sets[set];
+    for (uint32_t k = 0; k < st->nwords; k++) {
+        const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
+        if (w[0] != '~' || (w[1] && w[1] != '/'))
+            continue;
+        size_t rl = strlen(w + 1), l = hl + rl - (hl == 1 && rl);  /* "/" + "/x" is "/x" */
+        const char *rest = hl == 1 && rl ? w + 2 : w + 1;
+        if (n >= l && memcmp(s + hl, rest, l - hl) == 0
+            && (n == l || (dirs && s[l] == '/' && l > 1)))
+            return 1;
+    }
+    return 0;
+}
+
+static inline int tilde_words(sgr_ctx *c, uint32_t set, const char *s, uint32_t n, int dirs)
+{
+    return c->tilde[set] && tilde_words_slow(c, set, s, n, dirs);
+}
+
 /* The exact words of set over path s[0..n) and the directories above it. */
 static int words_inside(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
 {
+    if (tilde_words(c, set, s, n, 1))
+        return 1;
     size_t wm = words_max(c, set);
     uint32_t cl = c->rcwdl;
     int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
@@ -1671,7 +1779,7 @@ static int64_t paths_mask(sgr_ctx *c, sgr_norm *nm)
 /* Is path i of nm itself in set (not a directory above it)? */
 static int path_is(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
-    return set_has(c, set, nm->paths[i].s, nm->paths[i].len);
+    return set_has(c, set, nm->paths[i].s, nm->paths[i].len) || tilde_words(c, set, nm->paths[i].s, nm->paths[i].len, 0);
 }
 
 /* Is path i of nm, or a directory above it, in set? */
@@ -2026,6 +2134,16 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
                     c->m_path = nm->paths[i];
                 }
             }
+            break;
+        case SGT_OP_PATH_IS:
+            if (resolve_paths(c, si) < 0)
+                return -1;
+            acc = 0;
+            for (uint32_t i = 0; i < nm->npaths && !acc; i++)
+                if (path_is(c, b, nm, i)) {
+                    acc = 1;
+                    c->m_path = nm->paths[i];
+                }
             break;
         case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
             acc = 0;

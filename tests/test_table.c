@@ -423,7 +423,7 @@ static void test_load_and_lookup(void)
 
 /* The whole listing of the sample table, pinned (STYLE 11). */
 static const char golden_dump[] =
-    "table v2, 2000 bytes, checksum c5697ff24456b588\n"
+    "table v3, 2000 bytes, checksum 5e48aef6cb83d42c\n"
     "source sha256 a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n"
     "sections\n"
     "  meta       off    208 size     56\n"
@@ -846,7 +846,7 @@ static const struct {
     {"overlong jump", m_long_jump, "table: rule 1: jump past the end of its code"},
     {"limit jump", m_limit_jump, "table: limit 1: jump past the end of its code"},
     {"limit set", m_limit_set, "table: limit 1: set 4 out of range"},
-    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 24"}, /* == SGT_NOPS */
+    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 25"}, /* == SGT_NOPS */
     {"argc comparison", m_argc_cmp, "table: rule 3: argc comparison 6 unknown"},
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
@@ -889,7 +889,7 @@ static const struct {
     {"record size", m_rec_size, "table: section rules: size 156 not a multiple of its record size 40"},
     {"no meta", m_meta_size, "table: meta: 0 bytes, expected exactly one record"},
     {"magic", m_magic, "table: bad magic"},
-    {"version", m_version, "table: format version 3, this runtime reads version 2"},
+    {"version", m_version, "table: format version 4, this runtime reads version 3"},
     {"endianness", m_endian, "table: byte order mismatch"},
     {"header size", m_hdr_size, "table: header size 216, expected 208"},
     {"section count", m_nsections, "table: 18 sections, expected 17"},
