@@ -9,6 +9,7 @@
 #include "refeval.h"
 #include "compiler/ast.h"
 #include "runtime/sgt.h"
+#include "runtime/shexpand.h"
 #include "common/alloc.h"
 
 /* ---- regexes: own parse, position-set interpretation ------------------------
@@ -636,6 +637,24 @@ static int glob_match(const char *p, size_t pn, const char *s, size_t n, int ica
 
 /* ---- the reference ---------------------------------------------------------- */
 
+/* A word's pattern (see "word patterns" below): byte-set pieces, each once or a
+ * loop; glob pieces do not take a '.' that starts a name. */
+typedef struct rpiece {
+    uint64_t set[4];
+    uint8_t loop, glob;
+} rpiece;
+
+typedef struct rpat {
+    rpiece *p;
+    uint32_t n;
+} rpat;
+
+/* What a piece takes (rp_put): a byte; a glob's ? [...] *; a run of bytes but
+ * '/' (an expansion in a name); a run but '/' and '.' (what completes a written
+ * name start); any run; a run of '/' and 0x01 (some directories: 0x01 is "some
+ * name"). */
+enum { RP_LIT, RP_ONE, RP_CLASS, RP_STAR, RP_XSTAR, RP_STEM, RP_ANY, RP_DIRS };
+
 typedef struct ref_item {
     const sgc_item *it;
     rx re;                          /* REGEX */
@@ -667,7 +686,9 @@ struct sg_ref {
     int unsure, oom;
     char **cwd;                     /* [nseg] this segment's cwd (sg_malloc) */
     char **paths;                   /* resolved paths of the segment being run */
+    rpat **pats;                    /* [npaths] the pattern path i stands for, or NULL */
     uint32_t *rfirst, *rcount, caprd; /* the paths of each of its redirections */
+    uint32_t cappats;
     uint32_t npaths, cappaths;
     int outside;
     int32_t paths_of;               /* the segment paths[] belongs to, -1 none */
@@ -714,9 +735,14 @@ void sg_ref_free(sg_ref *ref)
         for (uint32_t i = 0; i < ref->capseg; i++)
             sg_free(ref->cwd[i]);
     sg_free(ref->cwd);
-    for (uint32_t i = 0; i < ref->npaths; i++)
+    for (uint32_t i = 0; i < ref->npaths; i++) {
         sg_free(ref->paths[i]);
+        if (ref->pats[i])
+            sg_free(ref->pats[i]->p);
+        sg_free(ref->pats[i]);
+    }
     sg_free(ref->paths);
+    sg_free(ref->pats);
     sg_free(ref->rfirst);
     sg_free(ref->rcount);
     sg_free(ref->segd);
@@ -858,6 +884,292 @@ static int path_set_match(sg_ref *ref, int32_t si, const char *p, size_t n)
         int fl = snprintf(full, sizeof full, "%s%.*s", strcmp(ref->home, "/") == 0 && it->len > 1 ? "" : ref->home,
                           (int)(it->len - 1), it->text + 1);
         if (fl > 0 && (size_t)fl == n && memcmp(full, p, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- word patterns: docs/language.md "Patterns", read plainly -----------------
+ * A pattern is a list of pieces, each a byte set taken once or as a loop; glob
+ * pieces do not take a '.' that starts a name.  Whether a pattern can produce a
+ * string a set item accepts is a breadth-first walk over (piece, item state,
+ * place in the path), trying every byte: the items are small automata of their
+ * own here (exact words, globs through glob_elem, regexes through a Thompson
+ * automaton built from the parse), nothing of the table's. */
+
+
+
+static void set_all(uint64_t *s)
+{
+    s[0] = s[1] = s[2] = s[3] = ~(uint64_t)0;
+}
+
+static void set_del(uint64_t *s, unsigned b)
+{
+    s[b >> 6] &= ~((uint64_t)1 << (b & 63));
+}
+
+/* An automaton for a set item: states 0..n-1, start 0; each state's edges. */
+typedef struct redge {
+    uint32_t from, to;
+    int eps;
+    uint64_t set[4];
+} redge;
+
+typedef struct rnfa {
+    redge *e;
+    uint32_t ne, cap, ns;
+    uint8_t *acc;
+    uint32_t *off;                      /* [ns + 1]: state s's edges e[off[s] .. off[s+1]) */
+    int over;
+} rnfa;
+
+static int edge_cmp(const void *a, const void *b)
+{
+    const redge *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+static uint32_t nfa_state(rnfa *a)
+{
+    return a->ns++;
+}
+
+static void nfa_edge(rnfa *a, uint32_t from, uint32_t to, const uint64_t *set)
+{
+    if (a->over)
+        return;
+    if (a->ne == a->cap) {
+        uint32_t nc = a->cap ? a->cap * 2 : 64;
+        redge *ne = nc > 200000 ? NULL : sg_realloc(a->e, sizeof *ne * nc);
+        if (!ne) {
+            a->over = 1;
+            return;
+        }
+        a->e = ne;
+        a->cap = nc;
+    }
+    redge *x = &a->e[a->ne++];
+    x->from = from;
+    x->to = to;
+    x->eps = set == NULL;
+    if (set)
+        memcpy(x->set, set, sizeof x->set);
+}
+
+/* Thompson construction of regex node xi from state s; returns the end state. */
+static uint32_t nfa_rx(rnfa *a, const rx *r, int32_t xi, uint32_t s, int depth)
+{
+    const rx_node *x = &r->v[xi];
+    if (a->over || depth > 200 || a->ns > 100000) {
+        a->over = 1;
+        return s;
+    }
+    switch (x->type) {
+    case RX_SET: {
+        uint32_t t = nfa_state(a);
+        nfa_edge(a, s, t, x->set);
+        return t;
+    }
+    case RX_CAT:
+        for (int32_t k = x->kid; k >= 0; k = r->v[k].next)
+            s = nfa_rx(a, r, k, s, depth + 1);
+        return s;
+    case RX_ALT: {
+        uint32_t t = nfa_state(a);
+        for (int32_t k = x->kid; k >= 0; k = r->v[k].next)
+            nfa_edge(a, nfa_rx(a, r, k, s, depth + 1), t, NULL);
+        return t;
+    }
+    default: {                        /* RX_REP */
+        for (unsigned k = 0; k < x->min && !a->over; k++)
+            s = nfa_rx(a, r, x->kid, s, depth + 1);
+        if (x->max == RX_INF) {
+            uint32_t in = nfa_state(a), out = nfa_rx(a, r, x->kid, in, depth + 1);
+            nfa_edge(a, s, in, NULL);
+            nfa_edge(a, out, in, NULL);
+            uint32_t t = nfa_state(a);
+            nfa_edge(a, s, t, NULL);
+            nfa_edge(a, out, t, NULL);
+            return t;
+        }
+        uint32_t t = nfa_state(a);
+        nfa_edge(a, s, t, NULL);
+        for (unsigned k = x->min; k < x->max && !a->over; k++) {
+            s = nfa_rx(a, r, x->kid, s, depth + 1);
+            nfa_edge(a, s, t, NULL);
+        }
+        return t;
+    }
+    }
+}
+
+/* The automaton of set item ri: exact word (home for a "~" word), glob (with
+ * glob_elem deciding each byte), regex (search unless anchored). */
+static int item_nfa(sg_ref *ref, const ref_item *ri, rnfa *a)
+{
+    const sgc_item *it = ri->it;
+    memset(a, 0, sizeof *a);
+    uint32_t s = nfa_state(a);
+    uint64_t all[4];
+    set_all(all);
+    if (it->kind == SGC_ITEM_WORD) {
+        char buf[2 * PATH_MAX + 2];
+        const char *w = it->text;
+        size_t l = it->len;
+        if (l && w[0] == '~' && (l == 1 || w[1] == '/')) {
+            if (!ref->home || ref->home[0] != '/')
+                return 0;
+            int n = snprintf(buf, sizeof buf, "%s%.*s", !strcmp(ref->home, "/") && l > 1 ? "" : ref->home,
+                             (int)(l - 1), w + 1);
+            if (n < 0 || (size_t)n >= sizeof buf)
+                return 0;
+            w = buf;
+            l = (size_t)n;
+        }
+        for (size_t i = 0; i < l; i++) {
+            uint64_t one[4] = { 0, 0, 0, 0 };
+            one[(unsigned char)w[i] >> 6] |= (uint64_t)1 << ((unsigned char)w[i] & 63);
+            uint32_t t = nfa_state(a);
+            nfa_edge(a, s, t, one);
+            s = t;
+        }
+    } else if (it->kind == SGC_ITEM_GLOB) {
+        const char *g = it->text;
+        size_t gl = it->len, i = 0;
+        while (i < gl) {
+            if (g[i] == '*') {
+                nfa_edge(a, s, s, all);     /* a rule glob's '*' takes '/' too */
+                i++;
+                continue;
+            }
+            uint64_t set[4] = { 0, 0, 0, 0 };
+            size_t next = i;
+            for (unsigned b = 0; b < 256; b++) {
+                size_t j = i;
+                if (glob_elem(g, gl, &j, (unsigned char)b, it->icase))
+                    set[b >> 6] |= (uint64_t)1 << (b & 63);
+                next = j;
+            }
+            uint32_t t = nfa_state(a);
+            nfa_edge(a, s, t, set);
+            s = t;
+            i = next > i ? next : i + 1;
+        }
+    } else if (it->kind == SGC_ITEM_REGEX) {
+        const rx *r = &ri->re;
+        uint32_t fin = nfa_state(a);
+        for (int32_t k = r->v[r->root].kid; k >= 0; k = r->v[k].next) {
+            const rx_node *br = &r->v[k];
+            uint32_t b0 = nfa_state(a);
+            nfa_edge(a, s, b0, NULL);
+            if (!br->anch_start)
+                nfa_edge(a, b0, b0, all);
+            uint32_t e = nfa_rx(a, r, k, b0, 0);
+            if (!br->anch_end)
+                nfa_edge(a, e, e, all);
+            nfa_edge(a, e, fin, NULL);
+        }
+        s = fin;
+    } else {
+        return 0;
+    }
+    if (a->over)
+        return -1;
+    a->acc = sg_calloc(a->ns ? a->ns : 1, 1);
+    a->off = sg_calloc((size_t)a->ns + 1, sizeof *a->off);
+    if (!a->acc || !a->off)
+        return -1;
+    a->acc[s] = 1;
+    if (a->ne)
+        qsort(a->e, a->ne, sizeof *a->e, edge_cmp);
+    for (uint32_t k = 0; k < a->ne; k++)
+        a->off[a->e[k].from + 1]++;
+    for (uint32_t k = 0; k < a->ns; k++)
+        a->off[k + 1] += a->off[k];
+    return 1;
+}
+
+/* The places a string can be in (what the glob dot rule and "/" need). */
+enum { RP_NONE, RP_ROOT, RP_SLASH, RP_NAME };
+
+/* Can pattern pt produce a string set si's items accept (dirs: also a leading
+ * part of one that stops before a '/' other than "/")?  1, 0; marks ref
+ * unsure past the work bound. */
+static int pattern_set_match(sg_ref *ref, int32_t si, const rpat *pt, int dirs)
+{
+    if (si < 0 || (uint32_t)si >= ref->nsets) {
+        ref->unsure = 1;
+        return 0;
+    }
+    const ref_set *st = &ref->sets[si];
+    for (uint32_t ii = 0; ii < st->n; ii++) {
+        rnfa a;
+        int r = item_nfa(ref, &st->items[ii], &a);
+        if (r <= 0) {
+            if (r < 0)
+                ref->unsure = 1;
+            sg_free(a.e);
+            sg_free(a.acc);
+            sg_free(a.off);
+            continue;
+        }
+        /* visited: (piece 0..n, item state, place) */
+        size_t np = (size_t)pt->n + 1, total = np * a.ns * 4;
+        uint8_t *seen = total <= 40000000 ? sg_calloc(total, 1) : NULL;
+        uint32_t *q = seen ? sg_malloc(sizeof *q * total) : NULL;
+        int hit = 0;
+        if (!seen || !q) {
+            ref->unsure = 1;
+        } else {
+            size_t h = 0, t = 0;
+#define RVISIT(pi_, s_, f_) do { size_t x_ = (((size_t)(pi_) * a.ns + (s_)) << 2) | (f_); \
+                                  if (!seen[x_]) { seen[x_] = 1; q[t++] = (uint32_t)x_; } } while (0)
+            RVISIT(0, 0, RP_NONE);
+            while (h < t && !hit) {
+                size_t x = q[h++];
+                int f = (int)(x & 3);
+                uint32_t s = (uint32_t)((x >> 2) % a.ns), pi = (uint32_t)((x >> 2) / a.ns);
+                /* empty moves: the item's, and past a loop piece */
+                for (uint32_t k = a.off[s]; k < a.off[s + 1]; k++)
+                    if (a.e[k].eps)
+                        RVISIT(pi, a.e[k].to, f);
+                if (pi < pt->n && pt->p[pi].loop)
+                    RVISIT(pi + 1, s, f);
+                int slash_ok = pi < pt->n && ((pt->p[pi].set[0] >> '/') & 1);
+                if (a.acc[s] && f != RP_NONE && (pi == pt->n || (dirs && f != RP_ROOT && slash_ok))) {
+                    hit = 1;
+                    break;
+                }
+                if (pi == pt->n)
+                    continue;
+                const rpiece *pc = &pt->p[pi];
+                uint64_t take[4];
+                memcpy(take, pc->set, sizeof take);
+                if (pc->glob && f != RP_NAME)
+                    set_del(take, '.');     /* a name's leading dot is only matched as written */
+                uint32_t pi2 = pc->loop ? pi : pi + 1;
+                for (uint32_t k = a.off[s]; k < a.off[s + 1]; k++) {
+                    if (a.e[k].eps)
+                        continue;
+                    uint64_t both[4];
+                    for (int z = 0; z < 4; z++)
+                        both[z] = take[z] & a.e[k].set[z];
+                    if (bs_has(both, '/'))
+                        RVISIT(pi2, a.e[k].to, f == RP_NONE ? RP_ROOT : RP_SLASH);
+                    set_del(both, '/');
+                    if (both[0] | both[1] | both[2] | both[3])
+                        RVISIT(pi2, a.e[k].to, RP_NAME);
+                }
+            }
+#undef RVISIT
+        }
+        sg_free(seen);
+        sg_free(q);
+        sg_free(a.e);
+        sg_free(a.acc);
+        sg_free(a.off);
+        if (hit)
             return 1;
     }
     return 0;
@@ -1162,6 +1474,16 @@ static int add_one(sg_ref *ref, const char *root, char *r, int unknown)
         ref->paths = np;
         ref->cappaths = nc;
     }
+    if (ref->npaths >= ref->cappats) {
+        rpat **pp = sg_realloc(ref->pats, sizeof *pp * ref->cappaths);
+        if (!pp) {
+            sg_free(r);
+            return -1;
+        }
+        ref->pats = pp;
+        ref->cappats = ref->cappaths;
+    }
+    ref->pats[ref->npaths] = NULL;
     ref->paths[ref->npaths++] = r;
     if (unknown || !within(r, strlen(r), root))
         ref->outside = 1;
@@ -1170,6 +1492,9 @@ static int add_one(sg_ref *ref, const char *root, char *r, int unknown)
 
 static int is_write_kind(const sgr_redir *rd);
 
+static void rp_put(rpat *pt, int kind, unsigned char byte, const uint64_t *cls);
+static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost);
+
 /* w resolved from base with cwd for /proc/self/cwd: the path, or the word as
  * written when what it names is known only at run time. */
 static int add_resolved(sg_ref *ref, const char *root, const char *base, const char *w, size_t wl, const char *cwd)
@@ -1177,8 +1502,21 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     int unknown = 0;
     char *r = resolve(ref, base, w, wl, cwd, &unknown);
     if (r && unknown) {
+        /* below some place only the process knows: that, then what follows */
+        rpat *pt = sg_calloc(1, sizeof *pt);
+        if (pt)
+            pt->p = sg_calloc(strlen(r) + 2, sizeof *pt->p);
+        if (!pt || !pt->p) {
+            sg_free(pt);
+            sg_free(r);
+            return -1;
+        }
+        rp_put(pt, RP_DIRS, 0, NULL);
+        if (strcmp(r, "/") != 0)
+            for (const char *c = r; *c; c++)
+                rp_put(pt, RP_LIT, (unsigned char)*c, NULL);
         sg_free(r);
-        return add_one(ref, root, sg_strndup(w, wl), 1);
+        return add_pat(ref, root, pt, w, wl, 1);
     }
     return add_one(ref, root, r, 0);
 }
@@ -1202,10 +1540,39 @@ static int ref_sets_home(const sg_ref *ref)
     return 0;
 }
 
+static int ref_patterns(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl,
+                        uint32_t flags);
+static int ref_word_literal(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl,
+                            uint32_t flags);
+
+static int add_word(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags);
+
+/* A path candidate: each word its brace expansion makes (the text's braces read
+ * as unquoted; for a word with a quoted part, its text too), or itself. */
+static int add_path(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
+{
+    if (!(flags & SGR_W_BRACE))
+        return add_word(ref, cwds, root, w, wl, flags);
+    sg_arena a;
+    sg_arena_init(&a, 0);
+    const char *words[256];
+    uint32_t lens[256];
+    int n = sgr_sx_braces(&a, w, wl, words, lens, 256);
+    int rc = n == -2 ? -1 : 0;
+    flags &= ~(uint32_t)SGR_W_BRACE;
+    if (rc == 0 && (n <= 0 || (flags & SGR_W_QUOTED)))
+        rc = add_word(ref, cwds, root, w, wl, flags | (n < 0 ? SGR_W_VAR : 0));
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = add_word(ref, cwds, root, words[i], lens[i], flags);
+    sg_arena_free(&a);
+    return rc;
+}
+
 /* cwds is a segment's place block (see seg_cwds): a relative word is resolved
  * from every place, an absolute one once -- unless it names /proc/.../cwd, the
- * place itself. */
-static int add_path(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
+ * place itself.  A word the shell still expands (a glob, an expansion, ~ when
+ * HOME may change, a relative word under an unknown place) has its patterns too. */
+static int add_word(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
@@ -1222,6 +1589,22 @@ static int add_path(sg_ref *ref, const char *cwds, const char *root, const char 
             flags = (flags & ~(uint32_t)SGR_W_VAR) | SGR_W_TILDE;
         }
     }
+    int sets_home = (flags & SGR_W_TILDE) && w[0] == '~' && ref_sets_home(ref);
+    int here0 = 0;
+    for (size_t i = 0; i + 4 <= wl && !here0; i++)
+        here0 = memcmp(w + i, "/cwd", 4) == 0;
+    int rel0 = (w[0] != '/' && !((flags & SGR_W_TILDE) && w[0] == '~')) || (w[0] == '/' && here0);
+    if ((flags & (SGR_W_GLOB | SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH)) || sets_home || (rel0 && cwds[0] == 'U')) {
+        if (ref_word_literal(ref, cwds, root, w, wl, flags) < 0)
+            return -1;
+        return ref_patterns(ref, cwds, root, w, wl, flags);
+    }
+    return ref_word_literal(ref, cwds, root, w, wl, flags);
+}
+
+/* add_word's literal part: the word as a path (or as text when unknown). */
+static int ref_word_literal(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
+{
     int unknown = (flags & SGR_W_UNKNOWN) != 0;
     if ((flags & SGR_W_TILDE) && w[0] == '~' && ref_sets_home(ref))
         unknown = 1;
@@ -1249,6 +1632,332 @@ static int add_path(sg_ref *ref, const char *cwds, const char *root, const char 
     return 0;
 }
 
+/* ---- patterns of words (docs/language.md "Patterns") ------------------------- */
+
+enum { RT_BYTE, RT_ONE, RT_STAR, RT_CLASS, RT_EXP };
+
+
+typedef struct rtok {
+    int kind;
+    unsigned char byte;
+    uint64_t set[4];
+} rtok;
+
+/* A bracket expression at w[i] ('['): its bytes other than '/' into set, and
+ * the index after its ']' into *end.  0: not one. */
+static int ref_bracket(const char *w, size_t wl, size_t i, uint64_t *set, size_t *end)
+{
+    size_t j = i + 1;
+    int neg = 0;
+    if (j < wl && (w[j] == '!' || w[j] == '^')) {
+        neg = 1;
+        j++;
+    }
+    uint64_t s[4] = { 0, 0, 0, 0 };
+    int first = 1;
+    while (j < wl && (first || w[j] != ']')) {
+        first = 0;
+        if (w[j] == '[' && j + 1 < wl && strchr(":=.", w[j + 1]) && w[j + 1]) {
+            char k = w[j + 1];
+            size_t z = j + 2;
+            while (z + 1 < wl && !(w[z] == k && w[z + 1] == ']'))
+                z++;
+            if (z + 1 >= wl)
+                return 0;
+            const char *nm = w + j + 2;
+            size_t nl = z - (j + 2);
+            for (unsigned b = 0; b < 256; b++) {
+                int lower = b >= 'a' && b <= 'z', upper = b >= 'A' && b <= 'Z', digit = b >= '0' && b <= '9';
+                int in;
+                if (k != ':')
+                    in = nl == 1 && b == (unsigned char)nm[0];
+                else if (nl == 5 && !strncmp(nm, "alpha", 5)) in = lower || upper;
+                else if (nl == 5 && !strncmp(nm, "digit", 5)) in = digit;
+                else if (nl == 5 && !strncmp(nm, "alnum", 5)) in = lower || upper || digit;
+                else if (nl == 5 && !strncmp(nm, "upper", 5)) in = upper;
+                else if (nl == 5 && !strncmp(nm, "lower", 5)) in = lower;
+                else if (nl == 5 && !strncmp(nm, "space", 5)) in = b == ' ' || (b >= 9 && b <= 13);
+                else if (nl == 5 && !strncmp(nm, "blank", 5)) in = b == ' ' || b == 9;
+                else if (nl == 5 && !strncmp(nm, "cntrl", 5)) in = b < 32 || b == 127;
+                else if (nl == 6 && !strncmp(nm, "xdigit", 6)) in = digit || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
+                else in = 1;
+                if (in)
+                    bs_add(s, b);
+            }
+            j = z + 2;
+            continue;
+        }
+        unsigned lo = (unsigned char)w[j], hi = lo;
+        if (j + 2 < wl && w[j + 1] == '-' && w[j + 2] != ']') {
+            hi = (unsigned char)w[j + 2];
+            j += 3;
+        } else {
+            j += 1;
+        }
+        if (lo <= hi)
+            bs_range(s, lo, hi);
+    }
+    if (j >= wl)
+        return 0;
+    for (int k = 0; k < 4; k++)
+        set[k] = neg ? ~s[k] : s[k];
+    set_del(set, '/');
+    *end = j + 1;
+    return 1;
+}
+
+/* The tokens of w: bytes, a glob's ? * [...] (GLOB words), expansions (words
+ * with one), $HOME / ${HOME} as the home's bytes unless HOME may change.  The
+ * caller frees *out. */
+static int ref_tokens(sg_ref *ref, const char *w, size_t wl, uint32_t flags, rtok **out, size_t *n)
+{
+    const char *home = (flags & SGR_W_VAR) && !ref_sets_home(ref) && ref->home && ref->home[0] == '/' ? ref->home : NULL;
+    size_t cap = wl + 1 + (home ? strlen(home) * (wl / 5 + 1) : 0);
+    rtok *t = sg_calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    size_t k = 0, i = 0;
+    while (i < wl && k < cap) {
+        if ((flags & SGR_W_UNKNOWN) && (w[i] == '$' || w[i] == '`')) {
+            size_t l = sgr_sx_expansion(w + i, wl - i);
+            if (l) {
+                int is_home = home && ((l == 5 && !strncmp(w + i, "$HOME", 5)) || (l == 7 && !strncmp(w + i, "${HOME}", 7)));
+                if (is_home)
+                    for (const char *h = home; *h && k < cap; h++)
+                        t[k].kind = RT_BYTE, t[k++].byte = (unsigned char)*h;
+                else
+                    t[k++].kind = RT_EXP;
+                i += l;
+                continue;
+            }
+        }
+        size_t end;
+        if ((flags & SGR_W_GLOB) && w[i] == '*') {
+            t[k++].kind = RT_STAR;
+            i++;
+        } else if ((flags & SGR_W_GLOB) && w[i] == '?') {
+            t[k++].kind = RT_ONE;
+            i++;
+        } else if ((flags & SGR_W_GLOB) && w[i] == '[' && ref_bracket(w, wl, i, t[k].set, &end)) {
+            t[k++].kind = RT_CLASS;
+            i = end;
+        } else {
+            t[k].kind = RT_BYTE;
+            t[k++].byte = (unsigned char)w[i++];
+        }
+    }
+    *out = t;
+    *n = k;
+    return 0;
+}
+
+static int tk_is(const rtok *t, char ch)
+{
+    return t->kind == RT_BYTE && t->byte == (unsigned char)ch;
+}
+
+/* Append a piece to pt (capacity is the caller's). */
+static void rp_put(rpat *pt, int kind, unsigned char byte, const uint64_t *cls)
+{
+    rpiece *p = &pt->p[pt->n++];
+    memset(p, 0, sizeof *p);
+    switch (kind) {
+    case RP_LIT: bs_add(p->set, byte); break;
+    case RP_ONE: set_all(p->set); set_del(p->set, '/'); p->glob = 1; break;
+    case RP_CLASS: memcpy(p->set, cls, sizeof p->set); p->glob = 1; break;
+    case RP_STAR: set_all(p->set); set_del(p->set, '/'); p->glob = p->loop = 1; break;
+    case RP_XSTAR: set_all(p->set); set_del(p->set, '/'); p->loop = 1; break;
+    case RP_STEM: set_all(p->set); set_del(p->set, '/'); set_del(p->set, '.'); p->loop = 1; break;
+    case RP_ANY: set_all(p->set); p->loop = 1; break;
+    default: bs_add(p->set, '/'); bs_add(p->set, 1); p->loop = 1; break;   /* DIRS */
+    }
+}
+
+/* Add pattern pt (owned now) as a path: counted outside when lost. */
+static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost)
+{
+    (void)root;
+    char *txt = sg_strndup(w, wl);
+    if (!txt || add_one(ref, "/", txt, 0) < 0) {   /* "/": add_one judges nothing */
+        sg_free(pt->p);
+        sg_free(pt);
+        return -1;
+    }
+    ref->pats[ref->npaths - 1] = pt;
+    if (lost)
+        ref->outside = 1;
+    return 0;
+}
+
+/* One pattern of tokens t[from..n): after some directories (dirs), or from
+ * base (relative words) or "/" (absolute, ~ from the home). */
+static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t wl, uint32_t flags,
+                           const rtok *t, size_t n, size_t from, int dirs, const char *base, const char *place)
+{
+    rpat *pt = sg_calloc(1, sizeof *pt);
+    if (!pt)
+        return -1;
+    pt->p = sg_calloc(2 * n + PATH_MAX + 8, sizeof *pt->p);
+    if (!pt->p) {
+        sg_free(pt);
+        return -1;
+    }
+    int lost = dirs;
+    int absolute_word = (n && tk_is(&t[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
+    size_t fixed = from;
+    if (dirs) {
+        rp_put(pt, RP_DIRS, 0, NULL);
+    } else {
+        /* the literal components in front, walked as a path */
+        for (size_t k = from;;) {
+            size_t e = k;
+            while (e < n && !tk_is(&t[e], '/'))
+                e++;
+            int plain = 1;
+            for (size_t j = k; j < e; j++)
+                plain &= t[j].kind == RT_BYTE;
+            if (!plain)
+                break;
+            fixed = e;
+            if (e >= n)
+                break;
+            k = e + 1;
+        }
+        char txt[2 * PATH_MAX + 2];
+        size_t tl = 0;
+        for (size_t j = from; j < fixed && tl + 1 < sizeof txt; j++)
+            txt[tl++] = (char)t[j].byte;
+        txt[tl] = '\0';
+        char *p;
+        int unknown = 0;
+        if (tl && from == 0 && txt[0] == '~' && (flags & SGR_W_TILDE))
+            p = resolve(ref, ref->home, txt + 1, tl - 1, place, &unknown);
+        else if (tl)
+            p = resolve(ref, txt[0] == '/' ? "/" : base, txt, tl, place, &unknown);
+        else
+            p = sg_strndup(base, strlen(base));
+        if (!p) {
+            sg_free(pt->p);
+            sg_free(pt);
+            return -1;
+        }
+        if (unknown) {
+            lost = 1;
+            rp_put(pt, RP_DIRS, 0, NULL);
+            if (strcmp(p, "/") != 0)
+                for (const char *c = p; *c; c++)
+                    rp_put(pt, RP_LIT, (unsigned char)*c, NULL);
+        } else {
+            for (const char *c = p; *c; c++)
+                rp_put(pt, RP_LIT, (unsigned char)*c, NULL);
+        }
+        sg_free(p);
+    }
+    for (size_t k = fixed; k < n;) {
+        if (tk_is(&t[k], '/')) {
+            k++;
+            continue;
+        }
+        size_t e = k;
+        while (e < n && !tk_is(&t[e], '/'))
+            e++;
+        int has_byte = 0, all_bytes = 1;
+        for (size_t j = k; j < e; j++) {
+            has_byte |= t[j].kind == RT_BYTE;
+            all_bytes &= t[j].kind == RT_BYTE;
+        }
+        if (all_bytes && e == k + 1 && t[k].byte == '.') {
+            k = e;
+            continue;
+        }
+        if (all_bytes && e == k + 2 && t[k].byte == '.' && t[k + 1].byte == '.') {
+            pt->n = 0;
+            rp_put(pt, RP_DIRS, 0, NULL);
+            lost = 1;
+            k = e;
+            continue;
+        }
+        int just_root = pt->n == 1 && !pt->p[0].loop && (pt->p[0].set[0] == ((uint64_t)1 << '/'))
+                        && !pt->p[0].set[1] && !pt->p[0].set[2] && !pt->p[0].set[3];
+        if (!just_root)
+            rp_put(pt, RP_LIT, '/', NULL);
+        if (!has_byte) {
+            rp_put(pt, RP_LIT, 1, NULL);   /* a name nothing in the word writes */
+            k = e;
+            continue;
+        }
+        int head = k == 0 && !absolute_word;
+        for (size_t j = k; j < e; j++) {
+            int run = t[j].kind == RT_STAR || t[j].kind == RT_EXP;
+            int later = 0;
+            for (size_t x = j + 1; x < e; x++)
+                later |= t[x].kind != RT_STAR && t[x].kind != RT_EXP;
+            if (run && j == k)
+                rp_put(pt, RP_LIT, 1, NULL);
+            else if (run && !later)
+                rp_put(pt, RP_STEM, 0, NULL);
+            else if (t[j].kind == RT_EXP)
+                rp_put(pt, head ? RP_XSTAR : RP_ANY, 0, NULL);
+            else if (t[j].kind == RT_STAR)
+                rp_put(pt, RP_STAR, 0, NULL);
+            else if (t[j].kind == RT_ONE)
+                rp_put(pt, RP_ONE, 0, NULL);
+            else if (t[j].kind == RT_CLASS)
+                rp_put(pt, RP_CLASS, 0, t[j].set);
+            else
+                rp_put(pt, RP_LIT, t[j].byte, NULL);
+        }
+        k = e;
+    }
+    if (pt->n == 0)
+        rp_put(pt, RP_LIT, '/', NULL);
+    return add_pat(ref, root, pt, w, wl, lost);
+}
+
+/* The patterns of word w (one brace alternative): none for a word whose bytes
+ * are only '/' and '.' around its expansions (unknown, as before). */
+static int ref_patterns(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl, uint32_t flags)
+{
+    rtok *t;
+    size_t n;
+    if (ref_tokens(ref, w, wl, flags, &t, &n) < 0)
+        return -1;
+    int rc = 0, tilde = (flags & SGR_W_TILDE) && w[0] == '~';
+    if (tilde && wl > 1 && w[1] != '/')
+        goto done;                       /* ~user */
+    if (tilde && ref_sets_home(ref)) {
+        t[0].kind = RT_EXP;
+        tilde = 0;
+    }
+    int says = tilde;
+    for (size_t k = 0; k < n; k++)
+        says |= t[k].kind != RT_EXP && !tk_is(&t[k], '/') && !tk_is(&t[k], '.');
+    if (!says)
+        goto done;
+    const char *last = NULL;
+    for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
+        last = d;
+    int absolute = (n && tk_is(&t[0], '/')) || tilde;
+    size_t fe = 0;
+    while (fe < n && !tk_is(&t[fe], '/'))
+        fe++;
+    int lead = !absolute && fe > 0 && fe < n;
+    for (size_t k = 0; k < fe; k++)
+        lead &= t[k].kind == RT_EXP;
+    if (lead)
+        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, fe, 1, "/", last);
+    else if (absolute)
+        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, "/", last);
+    else if (cwds[0] == 'U')
+        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 1, "/", last);
+    else
+        for (const char *d = cwds + 1; *d && rc == 0; d += strlen(d) + 1)
+            rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, d, d);
+done:
+    sg_free(t);
+    return rc;
+}
+
 /* The path candidates of segment si: operands, option values, redirection
  * targets (not descriptor copies or heredocs), assignment values with a '/';
  * not what a program's declaration makes text.  The paths of redirection i are
@@ -1257,8 +1966,12 @@ static int seg_paths(sg_ref *ref, uint32_t si)
 {
     if (ref->paths_of == (int32_t)si)
         return 0;
-    for (uint32_t i = 0; i < ref->npaths; i++)
+    for (uint32_t i = 0; i < ref->npaths; i++) {
         sg_free(ref->paths[i]);
+        if (ref->pats[i])
+            sg_free(ref->pats[i]->p);
+        sg_free(ref->pats[i]);
+    }
     ref->npaths = 0;
     ref->outside = 0;
     ref->paths_of = (int32_t)si;
@@ -1528,6 +2241,11 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
             return 0;
         }
         for (uint32_t i = 0; i < ref->npaths; i++) {
+            if (ref->pats[i]) {
+                if (pattern_set_match(ref, set, ref->pats[i], 1))
+                    return 1;
+                continue;
+            }
             const char *p = ref->paths[i];
             size_t pl = strlen(p);
             /* the path, then each directory above it (KNOWN DOC GAP: "/" itself
@@ -1544,7 +2262,8 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
             return 0;
         }
         for (uint32_t i = 0; i < ref->npaths; i++)
-            if (path_set_match(ref, set, ref->paths[i], strlen(ref->paths[i])))
+            if (ref->pats[i] ? pattern_set_match(ref, set, ref->pats[i], 0)
+                             : path_set_match(ref, set, ref->paths[i], strlen(ref->paths[i])))
                 return 1;
         return 0;
     case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
@@ -1560,7 +2279,8 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
                 return 0;
             }
             for (uint32_t k = ref->rfirst[i]; k < ref->rfirst[i] + ref->rcount[i]; k++)
-                if (path_set_match(ref, set, ref->paths[k], strlen(ref->paths[k])))
+                if (ref->pats[k] ? pattern_set_match(ref, set, ref->pats[k], 0)
+                                 : path_set_match(ref, set, ref->paths[k], strlen(ref->paths[k])))
                     return 1;
         }
         return 0;

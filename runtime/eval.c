@@ -11,6 +11,8 @@
 #include "hook_lua.h"
 #include "pathcache.h"
 #include "pathgroup.h"
+#include "pathpat.h"
+#include "shexpand.h"
 #include "common/alloc.h"
 
 /* One rule of a walk: the rule, the features it needs (c->need), and where
@@ -1102,7 +1104,405 @@ static uint32_t home_var(const char *w, uint32_t wl)
     return k;
 }
 
+/* ---- patterns --------------------------------------------------------------------
+ * A word the shell still expands names every path its pattern can produce
+ * (runtime/pathpat.h), read so that a hit needs what is written.  The word's
+ * text is read as tokens: literal bytes, a glob's `?` `*` `[...]` (when the word
+ * has an unquoted glob), and expansions ($x, ${...}, $(...), `...`: when it has
+ * one).  Per component (between literal '/'): one with no literal byte at all
+ * (`$dir`, `*`, `$a$b`) is some name that says nothing by itself (the byte
+ * 0x01, which set patterns match only as "any byte"), and so is a `*` or an
+ * expansion that starts a name (`*.c`, `${f%.txt}.md`: the name's start is not
+ * written).  After a written start, `*` is any rest of the name, and so is an
+ * expansion that ends it (`id_$k`: XSTAR); an expansion between written bytes
+ * (`.s${x}sh`, `/e${x}dow`) may hold '/' too (ANY).  So `cat "$f"`, `ls *`,
+ * `wc -l *.c`, `cat "$dir"/README.md` are not secrets, while `cat *.pem`,
+ * `~/.ss?/id_*`, `/etc/[s]hadow` and `/etc/sha$(echo d)ow` are.  The literal components before the first other
+ * one are walked as any path (symlinks followed); the rest is appended as
+ * written, and a `..` after a pattern component makes everything before it
+ * unknown (ANY). */
+
+static const char *home_of(sgr_ctx *c, uint32_t *len);
+static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap);
+
+#define PAT_OPAQUE 0x01u                    /* "some name" */
+#define PAT_EXP    0xffu                    /* a token: an expansion, not yet classified */
+
+/* The bracket expression at w[i] == '[': its bytes (without '/') in set and the
+ * index after its ']' in *end; 0 when it is not one (then '[' is literal). */
+static int glob_class(const char *w, uint32_t wl, uint32_t i, uint64_t set[4], uint32_t *end)
+{
+    uint32_t j = i + 1;
+    int neg = j < wl && (w[j] == '!' || w[j] == '^');
+    j += (uint32_t)neg;
+    uint64_t s[4] = { 0, 0, 0, 0 };
+    for (int first = 1; j < wl && (w[j] != ']' || first); first = 0) {
+        unsigned lo = (unsigned char)w[j];
+        if (lo == '[' && j + 1 < wl && (w[j + 1] == ':' || w[j + 1] == '=' || w[j + 1] == '.')) {
+            /* [:alpha:], [=a=], [.a.]: a class, or one byte; unknown classes: any byte */
+            char kind = w[j + 1];
+            const char *e = NULL;
+            for (uint32_t k = j + 2; k + 1 < wl && !e; k++)
+                if (w[k] == kind && w[k + 1] == ']')
+                    e = w + k;
+            if (!e)
+                return 0;
+            const char *nm = w + j + 2;
+            size_t nl = (size_t)(e - nm);
+            for (unsigned b = 0; b < 256; b++) {
+                int in = kind != ':' ? (nl == 1 && b == (unsigned char)nm[0])
+                       : nl == 5 && !memcmp(nm, "alpha", 5) ? ((b | 32) >= 'a' && (b | 32) <= 'z')
+                       : nl == 5 && !memcmp(nm, "digit", 5) ? (b >= '0' && b <= '9')
+                       : nl == 5 && !memcmp(nm, "alnum", 5) ? (((b | 32) >= 'a' && (b | 32) <= 'z') || (b >= '0' && b <= '9'))
+                       : nl == 5 && !memcmp(nm, "upper", 5) ? (b >= 'A' && b <= 'Z')
+                       : nl == 5 && !memcmp(nm, "lower", 5) ? (b >= 'a' && b <= 'z')
+                       : nl == 5 && !memcmp(nm, "space", 5) ? (b == ' ' || (b >= 9 && b <= 13))
+                       : nl == 5 && !memcmp(nm, "blank", 5) ? (b == ' ' || b == '\t')
+                       : nl == 5 && !memcmp(nm, "cntrl", 5) ? (b < 32 || b == 127)
+                       : nl == 6 && !memcmp(nm, "xdigit", 6) ? ((b >= '0' && b <= '9') || ((b | 32) >= 'a' && (b | 32) <= 'f'))
+                       : 1;                 /* punct, print, graph, word, other: any */
+                if (in)
+                    s[b >> 6] |= (uint64_t)1 << (b & 63);
+            }
+            j = (uint32_t)(e - w) + 2;
+            continue;
+        }
+        uint32_t hi = lo;
+        if (j + 2 < wl && w[j + 1] == '-' && w[j + 2] != ']') {
+            hi = (unsigned char)w[j + 2];
+            j += 3;
+        } else {
+            j++;
+        }
+        for (uint32_t b = lo; b <= hi && b < 256; b++)
+            s[b >> 6] |= (uint64_t)1 << (b & 63);
+    }
+    if (j >= wl)
+        return 0;                           /* no closing ']' */
+    for (int k = 0; k < 4; k++)
+        set[k] = neg ? ~s[k] : s[k];
+    set['/' >> 6] &= ~((uint64_t)1 << ('/' & 63));
+    *end = j + 1;
+    return 1;
+}
+
+/* A pattern being built: elements, their classes. */
+typedef struct patb {
+    uint32_t *el;
+    uint32_t n, cap;
+    uint64_t (*cls)[4];
+    uint32_t ncls;
+} patb;
+
+static int pat_add(patb *b, uint32_t e)
+{
+    if (b->n == b->cap)
+        return -1;
+    /* two loops of which one takes all the other does: one is enough */
+    if (b->n && (e & 0xff) == SGR_PP_ANY && (b->el[b->n - 1] & 0xff) == SGR_PP_ANY)
+        return 0;
+    b->el[b->n++] = e;
+    return 0;
+}
+
+/* Tokens of word w: an element (SGR_PP_*) or PAT_EXP each, and where it starts. */
+typedef struct ptoks {
+    uint32_t *tk, *at;
+    uint32_t n;
+} ptoks;
+
+/* Read w[0..wl) (with the word's flags) into tokens; class sets into b.  Known
+ * values are spelled out: $HOME and ${HOME} as the caller's home (unless the line
+ * may set HOME).  0, or -1 when the arena runs out. */
+static int pat_tokens(sgr_ctx *c, const char *w, uint32_t wl, uint32_t flags, ptoks *t, patb *b)
+{
+    uint32_t hl = 0;
+    const char *home = NULL;
+    if ((flags & SGR_W_VAR) && !line_sets_home(c))
+        home = home_of(c, &hl);
+    uint32_t cap = wl + (home ? hl * (wl / 5 + 1) : 0) + 1;
+    t->tk = sg_arena_alloc(&c->arena, sizeof *t->tk * cap);
+    t->at = sg_arena_alloc(&c->arena, sizeof *t->at * cap);
+    b->cls = sg_arena_alloc(&c->arena, sizeof *b->cls * (wl / 2 + 1));
+    if (!t->tk || !t->at || !b->cls)
+        return -1;
+    t->n = 0;
+    for (uint32_t i = 0; i < wl && t->n < cap;) {
+        char ch = w[i];
+        if ((flags & SGR_W_UNKNOWN) && (ch == '$' || ch == '`')) {
+            size_t l = sgr_sx_expansion(w + i, wl - i);
+            if (l) {
+                if (home && ((l == 5 && !memcmp(w + i, "$HOME", 5)) || (l == 7 && !memcmp(w + i, "${HOME}", 7)))) {
+                    for (uint32_t k = 0; k < hl && t->n < cap; k++) {
+                        t->at[t->n] = i;
+                        t->tk[t->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)home[k] << 8;
+                    }
+                } else {
+                    t->at[t->n] = i;
+                    t->tk[t->n++] = PAT_EXP;
+                }
+                i += (uint32_t)l;
+                continue;
+            }
+        }
+        t->at[t->n] = i;
+        if ((flags & SGR_W_GLOB) && (ch == '*' || ch == '?')) {
+            t->tk[t->n++] = ch == '*' ? SGR_PP_STAR : SGR_PP_ONE;
+            i++;
+            continue;
+        }
+        uint32_t end;
+        if ((flags & SGR_W_GLOB) && ch == '[' && glob_class(w, wl, i, b->cls[b->ncls], &end)) {
+            t->tk[t->n++] = SGR_PP_CLASS | b->ncls++ << 8;
+            i = end;
+            continue;
+        }
+        t->tk[t->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)ch << 8;
+        i++;
+    }
+    return 0;
+}
+
+static inline int tok_lit(uint32_t tk, char ch)
+{
+    return tk == (SGR_PP_LIT | (uint32_t)(unsigned char)ch << 8);
+}
+
+/* One pattern of word w (tokens t, classes in cls) from token first on: resolved
+ * from base ("/" for an absolute word, else a cwd; NULL: a directory known only
+ * at run time) with place the directory the segment runs in (/proc/self/cwd), or
+ * with opaque, under some directories (a first component of expansions). */
+static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
+                           const ptoks *t, const patb *cls, uint32_t first, int opaque, const char *base,
+                           const char *place)
+{
+    uint32_t nt = t->n;
+    patb b = *cls;
+    b.cap = 2 * nt + PATH_MAX + 8;
+    b.n = 0;
+    if (!(b.el = sg_arena_alloc(&c->arena, sizeof *b.el * b.cap)))
+        return -1;
+    /* the fixed part: the literal components before the first other one */
+    uint32_t fixed = first;
+    for (uint32_t k = first; !opaque;) {
+        uint32_t e = k;
+        while (e < nt && !tok_lit(t->tk[e], '/'))
+            e++;
+        int plain = 1;
+        for (uint32_t j = k; j < e && plain; j++)
+            plain = (t->tk[j] & 0xff) == SGR_PP_LIT;
+        if (!plain)
+            break;
+        fixed = e;
+        if (e >= nt)
+            break;
+        k = e + 1;
+    }
+    /* walked as any path: its text from the tokens ($HOME spelled out) */
+    char *pre = NULL;
+    uint32_t pl = 0;
+    int unk = 0;
+    if (opaque) {
+        pat_add(&b, SGR_PP_DIRS);           /* `$d/x`: x under some directories, or "/" */
+    } else if (!base && (first >= nt || !tok_lit(t->tk[first], '/'))) {
+        pat_add(&b, SGR_PP_DIRS);           /* relative to a place known at run time */
+        fixed = first;
+    } else {
+        char *txt = sg_arena_alloc(&c->arena, fixed - first + 1);
+        if (!txt)
+            return -1;
+        for (uint32_t j = first; j < fixed; j++)
+            txt[j - first] = (char)(t->tk[j] >> 8);
+        uint32_t tl = fixed - first;
+        int tilde = first == 0 && tl && txt[0] == '~' && (flags & SGR_W_TILDE);
+        if (tl)
+            pre = resolve_path(c, txt[0] == '/' || tilde ? place : base, txt, tl, tilde, &pl, NULL, &unk);
+        else {
+            pre = (char *)(base ? base : "/");
+            pl = (uint32_t)strlen(pre);
+        }
+        if (!pre)
+            return -1;
+        if (unk)
+            pat_add(&b, SGR_PP_DIRS);       /* below a descriptor: some place */
+        for (uint32_t i = 0; i < pl && !(pl == 1 && pre[0] == '/' && unk); i++)
+            pat_add(&b, SGR_PP_LIT | (uint32_t)(unsigned char)pre[i] << 8);
+    }
+    int lost = !base || unk || opaque;      /* counts as outside */
+    int relword_absolute = (nt && tok_lit(t->tk[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
+    /* the rest, component by component, as written */
+    for (uint32_t k = fixed; k < nt;) {
+        if (tok_lit(t->tk[k], '/')) {
+            k++;
+            continue;
+        }
+        uint32_t e = k;
+        while (e < nt && !tok_lit(t->tk[e], '/'))
+            e++;
+        int lit = 0, plain = 1;
+        for (uint32_t j = k; j < e; j++) {
+            lit |= (t->tk[j] & 0xff) == SGR_PP_LIT;
+            plain &= (t->tk[j] & 0xff) == SGR_PP_LIT;
+        }
+        if (plain && e - k == 1 && tok_lit(t->tk[k], '.')) {
+            k = e;
+            continue;
+        }
+        if (plain && e - k == 2 && tok_lit(t->tk[k], '.') && tok_lit(t->tk[k + 1], '.')) {
+            b.n = 0;                        /* the parent of a pattern: some place */
+            pat_add(&b, SGR_PP_DIRS);
+            lost = 1;
+            k = e;
+            continue;
+        }
+        if (!(b.n == 1 && b.el[0] == (SGR_PP_LIT | '/' << 8)))
+            pat_add(&b, SGR_PP_LIT | '/' << 8);
+        if (!lit) {
+            pat_add(&b, SGR_PP_LIT | PAT_OPAQUE << 8);
+            k = e;
+            continue;
+        }
+        /* the first component of a relative word: an expansion in it makes the
+         * word's own start, so it stays within the name */
+        int head = k == 0 && !relword_absolute;
+        for (uint32_t j = k; j < e; j++) {
+            uint32_t tk = t->tk[j];
+            int run = tk == SGR_PP_STAR || tk == PAT_EXP;
+            if (j == k && run) {
+                pat_add(&b, SGR_PP_LIT | PAT_OPAQUE << 8);  /* a name's unwritten start */
+                continue;
+            }
+            int after = 0;
+            for (uint32_t x = j + 1; x < e && !after; x++)
+                after = t->tk[x] != PAT_EXP && t->tk[x] != SGR_PP_STAR;
+            if (run && !after) {
+                pat_add(&b, SGR_PP_STEM);   /* completes a written start, no extension */
+                continue;
+            }
+            if (tk != PAT_EXP) {
+                pat_add(&b, tk);
+                continue;
+            }
+            pat_add(&b, head ? SGR_PP_XSTAR : SGR_PP_ANY);
+        }
+        k = e;
+    }
+    if (b.n == 0)
+        pat_add(&b, SGR_PP_LIT | '/' << 8);
+    /* the path as messages show it: where the fixed part led, then the rest as written */
+    uint32_t doff = fixed < nt ? t->at[fixed] : wl;
+    uint32_t dl = (pre ? pl : 0) + 1 + (wl - doff);
+    char *disp = sg_arena_alloc(&c->arena, dl + 1);
+    sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
+    if (!disp || !pp || path_room(c, nm, cap) < 0)
+        return -1;
+    uint32_t n = 0;
+    if (pre) {
+        memcpy(disp, pre, pl);
+        n = pl;
+    }
+    if (doff < wl) {
+        if (n && disp[n - 1] == '/' && w[doff] == '/')
+            n--;
+        else if (n && disp[n - 1] != '/' && w[doff] != '/')
+            disp[n++] = '/';
+        memcpy(disp + n, w + doff, wl - doff);
+        n += wl - doff;
+    }
+    disp[n] = '\0';
+    pp->el = b.el;
+    pp->n = b.n;
+    pp->cls = (const uint64_t (*)[4])b.cls;
+    nm->paths[nm->npaths].s = disp;
+    nm->paths[nm->npaths].len = n;
+    nm->pin[nm->npaths] = 0;
+    nm->ppat[nm->npaths] = pp;
+    nm->npaths++;
+    nm->npats++;
+    if (lost)
+        mark_unknown(nm, disp, n);          /* anywhere: outside */
+    return 0;
+}
+
+/* The patterns of word w[0..wl) (one brace alternative), appended to nm's paths.
+ * Nothing for a word whose every literal byte is '/' or '.' and that has no
+ * glob (`"$f"`, `$d/$f`): such a word is unknown, as before (counted outside,
+ * its text kept), and not every secret. */
+static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
+{
+    ptoks t;
+    patb cls = { NULL, 0, 0, NULL, 0 };
+    if (pat_tokens(c, w, wl, flags, &t, &cls) < 0)
+        return -1;
+    int tilde = (flags & SGR_W_TILDE) && w[0] == '~';
+    if (tilde && wl > 1 && w[1] != '/')
+        return 0;                           /* ~user: not known */
+    if (tilde && line_sets_home(c)) {
+        t.tk[0] = PAT_EXP;                  /* HOME=/etc; cat ~/shadow: ~ is some place */
+        tilde = 0;
+    }
+    int informative = tilde;
+    for (uint32_t k = 0; k < t.n && !informative; k++)
+        informative = t.tk[k] != PAT_EXP && !tok_lit(t.tk[k], '/') && !tok_lit(t.tk[k], '.');
+    if (!informative)
+        return 0;
+    int absolute = (t.n && tok_lit(t.tk[0], '/')) || tilde;
+    /* a first component of expansions only (`$d/x`, `$(pwd)/x`): empty ("/x"),
+     * or some directory ("/<name>/x") */
+    uint32_t first_end = 0;
+    while (first_end < t.n && !tok_lit(t.tk[first_end], '/'))
+        first_end++;
+    int lead = !absolute && first_end > 0 && first_end < t.n;
+    for (uint32_t k = 0; k < first_end && lead; k++)
+        lead = t.tk[k] == PAT_EXP;
+    if (lead)
+        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, first_end, 1, "/", nm->cwd);
+    if (absolute)
+        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, "/", nm->cwd);
+    if (nm->cwd_unknown)
+        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, NULL, nm->cwd);
+    for (uint32_t k = 0; k < nm->ncwds; k++) {
+        const char *d = nm->cwds[nm->ncwds - 1 - k];
+        if (add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, d, d) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_word(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags);
+
+/* A brace expansion makes at most this many words of one path candidate; a word
+ * that would make more makes its segment dynamic (brace_check). */
+#define SGR_BRACE_MAX 256
+
+/* Path candidate w[0..wl): each word its brace expansion makes (brace_check
+ * has made the segment dynamic when there are too many), or w itself.  Braces
+ * are read from the text, quoted or not; for a word with a quoted part its text
+ * as written is one more alternative (every brace quoted). */
 static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
+{
+    if (!(flags & SGR_W_BRACE))
+        return add_word(c, nm, cap, w, wl, flags);
+    const char **words = sg_arena_alloc(&c->arena, sizeof *words * SGR_BRACE_MAX);
+    uint32_t *lens = sg_arena_alloc(&c->arena, sizeof *lens * SGR_BRACE_MAX);
+    if (!words || !lens)
+        return -1;
+    int n = sgr_sx_braces(&c->arena, w, wl, words, lens, SGR_BRACE_MAX);
+    if (n == -2)
+        return -1;
+    flags &= ~(uint32_t)SGR_W_BRACE;
+    if (n <= 0 || (flags & SGR_W_QUOTED))
+        if (add_word(c, nm, cap, w, wl, flags | (n < 0 ? SGR_W_VAR : 0)) < 0)
+            return -1;
+    for (int i = 0; i < n; i++)
+        if (add_word(c, nm, cap, words[i], lens[i], flags) < 0)
+            return -1;
+    return 0;
+}
+
+/* One word of a path candidate: resolved from every cwd it may be in, and when
+ * the shell still expands it, its patterns too. */
+static int add_word(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags)
 {
     if (wl == 0 || not_a_file(w, wl))
         return 0;
@@ -1119,7 +1519,9 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
         wl = wl - hv + 1;
         flags = (flags & ~SGR_W_VAR) | SGR_W_TILDE;
     }
-    if ((flags & SGR_W_TILDE) && w[0] == '~' && line_sets_home(c))
+    uint32_t flags0 = flags;
+    int home_set = (flags & SGR_W_TILDE) && w[0] == '~' && line_sets_home(c);
+    if (home_set)
         flags |= SGR_W_VAR;                 /* HOME=/etc; cat ~/shadow */
     /* ~user, ~+, ~-: another home or a directory stack entry, known only at run time */
     if ((flags & SGR_W_TILDE) && w[0] == '~' && wl > 1 && w[1] != '/')
@@ -1143,6 +1545,10 @@ static int add_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
         if (add_one_path(c, nm, cap, w, wl, flags, base) < 0)
             return -1;
     }
+
+    if ((flags0 & (SGR_W_GLOB | SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH)) || home_set
+        || (relative && nm->cwd_unknown))
+        return add_patterns(c, nm, cap, w, wl, flags0);
     return 0;
 }
 
@@ -1163,6 +1569,11 @@ static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap)
     if (!pin)
         return -1;
     nm->pin = pin;
+    const sgr_ppat **pp = *cap ? sg_arena_grow(&c->arena, nm->ppat, sizeof *pp * *cap, sizeof *pp * ncap)
+                               : sg_arena_alloc(&c->arena, sizeof *pp * ncap);
+    if (!pp)
+        return -1;
+    nm->ppat = pp;
     *cap = ncap;
     return 0;
 }
@@ -1179,11 +1590,25 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         if (!r)
             return -1;
         if (unk) {
-            /* through a descriptor or another process's cwd: known at run time */
-            flags |= SGR_W_VAR;
+            /* through a descriptor or another process's cwd: the rest is below
+             * some place known at run time (outside) */
             mark_unknown(nm, w, wl);
-            r = (char *)w;
-            rl = wl;
+            sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
+            uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (rl + 1));
+            if (!pp || !el || path_room(c, nm, cap) < 0)
+                return -1;
+            pp->n = 0;
+            el[pp->n++] = SGR_PP_DIRS;
+            for (uint32_t i = 0; i < rl && !(rl == 1 && r[0] == '/'); i++)
+                el[pp->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)r[i] << 8;
+            pp->el = el;
+            pp->cls = NULL;
+            nm->paths[nm->npaths].s = w;
+            nm->paths[nm->npaths].len = wl;
+            nm->pin[nm->npaths] = 0;
+            nm->ppat[nm->npaths++] = pp;
+            nm->npats++;
+            return 0;
         }
         in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
     }
@@ -1194,6 +1619,7 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     nm->paths[nm->npaths].s = r;
     nm->paths[nm->npaths].len = rl;
     nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
+    nm->ppat[nm->npaths] = NULL;
     nm->npaths++;
     if (!(flags & SGR_W_UNKNOWN)) {
         int in = 0;
@@ -1204,6 +1630,62 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
             nm->outside_path.s = r;
             nm->outside_path.len = rl;
         }
+    }
+    return 0;
+}
+
+/* A path candidate of segment si whose brace expansion would make more than
+ * SGR_BRACE_MAX words makes the segment dynamic: those words cannot all be
+ * checked.  -1: out of memory. */
+static int brace_check(sgr_ctx *c, uint32_t si)
+{
+    sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_norm *nm = &c->res.norm[si];
+    const sgr_word *over = NULL;
+    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos && !over; i++)
+        if (s->argv[nm->pos[i]].flags & SGR_W_BRACE)
+            over = &s->argv[nm->pos[i]];
+    for (uint32_t i = 0; i < nm->nvals && !over; i++)
+        if ((nm->vflags[i] & SGR_W_BRACE) && !(nm->vflags[i] & SGR_V_TEXT))
+            over = (const sgr_word *)1;     /* a value: checked below */
+    for (uint32_t i = 0; i < s->nredirs && !over; i++)
+        if (s->redirs[i].target.flags & SGR_W_BRACE)
+            over = &s->redirs[i].target;
+    if (!over)
+        return 0;                           /* nearly every segment */
+    const char **words = sg_arena_alloc(&c->arena, sizeof *words * SGR_BRACE_MAX);
+    uint32_t *lens = sg_arena_alloc(&c->arena, sizeof *lens * SGR_BRACE_MAX);
+    if (!words || !lens)
+        return -1;
+    int too_many = 0;
+    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos && !too_many; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        if (w->flags & SGR_W_BRACE) {
+            int r = sgr_sx_braces(&c->arena, w->text, w->len, words, lens, SGR_BRACE_MAX);
+            if (r == -2)
+                return -1;
+            too_many = r == -1;
+        }
+    }
+    for (uint32_t i = 0; i < nm->nvals && !too_many; i++)
+        if ((nm->vflags[i] & SGR_W_BRACE) && !(nm->vflags[i] & SGR_V_TEXT)) {
+            int r = sgr_sx_braces(&c->arena, nm->vals[i].s, nm->vals[i].len, words, lens, SGR_BRACE_MAX);
+            if (r == -2)
+                return -1;
+            too_many = r == -1;
+        }
+    for (uint32_t i = 0; i < s->nredirs && !too_many; i++) {
+        const sgr_word *w = &s->redirs[i].target;
+        if (w->flags & SGR_W_BRACE) {
+            int r = sgr_sx_braces(&c->arena, w->text, w->len, words, lens, SGR_BRACE_MAX);
+            if (r == -2)
+                return -1;
+            too_many = r == -1;
+        }
+    }
+    if (too_many && !(s->flags & SGR_SEG_DYNAMIC)) {
+        s->flags |= SGR_SEG_DYNAMIC;
+        s->dyn_reason = "a brace expansion makes more than 256 words";
     }
     return 0;
 }
@@ -1253,6 +1735,7 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
                 mark_unknown(nm, r->target.text, r->target.len);
                 nm->paths[nm->npaths].s = r->target.text;
                 nm->paths[nm->npaths].len = r->target.len;
+                nm->ppat[nm->npaths] = NULL;
                 nm->pin[nm->npaths++] = 0;
             }
         } else if (add_path(c, nm, &cap, r->target.text, r->target.len, r->target.flags) < 0) {
@@ -1729,6 +2212,8 @@ static int64_t path_mask(sgr_ctx *c, sgr_norm *nm, uint32_t i)
 {
     if (nm->pin[i] & PIN_RUN)
         return (int64_t)(uint32_t)nm->pin[i];
+    if (nm->ppat[i])
+        return -1;                          /* a pattern: see pattern_in */
     if (!c->pg_tried) {
         c->pg_tried = 1;
         c->pg = sgr_pg_new(c->pg_dfas, c->pg_n, 4096);
@@ -1776,15 +2261,48 @@ static int64_t paths_mask(sgr_ctx *c, sgr_norm *nm)
     return (int64_t)(uint32_t)nm->pin_all;
 }
 
-/* Is path i of nm itself in set (not a directory above it)? */
+/* Can pattern p produce a path in set (dirs: or below a directory in it, other
+ * than "/")?  The set's exact words (a "~" word with the caller's home for "~")
+ * and its automaton (runtime/pathpat.h).  -1: out of memory. */
+__attribute__((noinline))
+static int pattern_in(sgr_ctx *c, uint32_t set, const sgr_ppat *p, int dirs)
+{
+    const sgt_set *st = &c->t->sets[set];
+    uint32_t hl = 0;
+    const char *home = c->tilde[set] ? home_of(c, &hl) : NULL;
+    for (uint32_t k = 0; k < st->nwords; k++) {
+        const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
+        size_t l = strlen(w);
+        if (w[0] == '~' && (w[1] == '\0' || w[1] == '/')) {
+            if (!home || hl + l >= PATH_MAX)
+                continue;
+            char full[PATH_MAX + 1];
+            size_t skip = hl == 1 && l > 1;     /* "/" + "/x" is "/x" */
+            memcpy(full, home, hl);
+            memcpy(full + hl - skip, w + 1, l - 1);
+            if (sgr_pp_word(p, full, hl - skip + l - 1, dirs))
+                return 1;
+            continue;
+        }
+        if (sgr_pp_word(p, w, l, dirs))
+            return 1;
+    }
+    return st->dfa == SGT_NONE ? 0 : sgr_pp_dfa(p, &c->t->dfas[st->dfa], dirs, &c->arena);
+}
+
+/* Is path i of nm itself in set (not a directory above it)?  -1: out of memory. */
 static int path_is(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
+    if (nm->ppat[i])
+        return pattern_in(c, set, nm->ppat[i], 0);
     return set_has(c, set, nm->paths[i].s, nm->paths[i].len) || tilde_words(c, set, nm->paths[i].s, nm->paths[i].len, 0);
 }
 
-/* Is path i of nm, or a directory above it, in set? */
+/* Is path i of nm, or a directory above it, in set?  -1: out of memory. */
 static int path_inside(sgr_ctx *c, uint32_t set, sgr_norm *nm, uint32_t i)
 {
+    if (nm->ppat[i])
+        return pattern_in(c, set, nm->ppat[i], 1);
     const char *s = nm->paths[i].s;
     uint32_t n = nm->paths[i].len;
     uint32_t bits = c->pg_mask[set];
@@ -2129,7 +2647,10 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             }
             for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
                 /* the path itself, or any directory above it, is in the set */
-                if (path_inside(c, b, nm, i)) {
+                int in = path_inside(c, b, nm, i);
+                if (in < 0)
+                    return -1;
+                if (in) {
                     acc = 1;
                     c->m_path = nm->paths[i];
                 }
@@ -2139,11 +2660,15 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             if (resolve_paths(c, si) < 0)
                 return -1;
             acc = 0;
-            for (uint32_t i = 0; i < nm->npaths && !acc; i++)
-                if (path_is(c, b, nm, i)) {
+            for (uint32_t i = 0; i < nm->npaths && !acc; i++) {
+                int is = path_is(c, b, nm, i);
+                if (is < 0)
+                    return -1;
+                if (is) {
                     acc = 1;
                     c->m_path = nm->paths[i];
                 }
+            }
             break;
         case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
             acc = 0;
@@ -2160,11 +2685,15 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
                 /* or a path the target resolves to (`> /dev/./sda`) */
                 if (resolve_paths(c, si) < 0)
                     return -1;
-                for (uint32_t k = nm->rpath[2 * i], e = k + nm->rpath[2 * i + 1]; k < e && !acc; k++)
-                    if (path_is(c, b, nm, k)) {
+                for (uint32_t k = nm->rpath[2 * i], e = k + nm->rpath[2 * i + 1]; k < e && !acc; k++) {
+                    int is = path_is(c, b, nm, k);
+                    if (is < 0)
+                        return -1;
+                    if (is) {
                         acc = 1;
                         c->m_path = nm->paths[k];
                     }
+                }
             }
             break;
         case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL:
@@ -2763,7 +3292,7 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             ncw = all.n;
             unk = all.unknown;
         }
-        if (normalise_segment(c, i, cw[ncw - 1]) < 0) {
+        if (normalise_segment(c, i, cw[ncw - 1]) < 0 || brace_check(c, i) < 0) {
             oom_result(c);
             return r;
         }

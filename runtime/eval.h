@@ -56,6 +56,10 @@ typedef struct sgr_norm {
     sgr_sv outside_path;             /* the first one that does */
     uint32_t *rpath;                  /* [2 * nredirs]: the paths redirection i resolved
                                        * to, paths[rpath[2i] .. + rpath[2i + 1]) */
+    const struct sgr_ppat **ppat;     /* [npaths]: the pattern path i stands for (a glob,
+                                       * a brace alternative, a partly known word;
+                                       * runtime/pathpat.h), NULL: paths[i] itself */
+    uint32_t npats;                   /* how many are patterns */
 } sgr_norm;
 
 /* In vflags: the value of a program's `text` option (a pattern, a number), which
