@@ -95,7 +95,10 @@ typedef enum {
     SGC_CL_VALUE, SGC_CL_SKIP, SGC_CL_SCRIPT, SGC_CL_EXEC, SGC_CL_END,
     SGC_CL_RUNS_NOTHING, SGC_CL_ASSIGNMENTS, SGC_CL_PERMUTE, SGC_CL_JOIN, SGC_CL_MOREARGS,
     SGC_CL_TEXT,                 /* text { OPTS }: values that are not file names */
-    SGC_CL_TEXT_OPERAND          /* text operand [unless { OPTS }] */
+    SGC_CL_TEXT_OPERAND,         /* text operand [unless { OPTS }] */
+    SGC_CL_WRITES,               /* writes operands */
+    SGC_CL_COPIES,               /* copies */
+    SGC_CL_RUNS_FILE             /* runs operand */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

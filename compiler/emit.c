@@ -548,8 +548,9 @@ static int emit_progspecs(emitter *e)
                 n++;
                 for (const sgc_clause *cl = d->clauses; cl; cl = cl->next) {
                     if (!d->wrapper && cl->kind != SGC_CL_VALUE && cl->kind != SGC_CL_TEXT
-                        && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand' and 'permute' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE
+                        && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES && cl->kind != SGC_CL_RUNS_FILE)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -577,6 +578,9 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_JOIN: ps.flags |= SGT_PROG_JOIN; break;
             case SGC_CL_MOREARGS: ps.flags |= SGT_PROG_MOREARGS; break;
             case SGC_CL_TEXT_OPERAND: ps.flags |= SGT_PROG_TEXT_OPERAND; break;
+            case SGC_CL_WRITES: ps.flags |= SGT_PROG_WRITES; break;
+            case SGC_CL_COPIES: ps.flags |= SGT_PROG_COPIES; break;
+            case SGC_CL_RUNS_FILE: ps.flags |= SGT_PROG_RUNS_FILE; break;
             default: break;
             }
         }

@@ -30,7 +30,7 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL IS.
+    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL IS OPERANDS COPIES.
 
 %left OR.
 %left AND.
@@ -108,6 +108,10 @@ clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENT
 clause(C) ::= PERMUTE(K).             { C = sgc_clause_new(ps, SGC_CL_PERMUTE, &K, NULL, NULL); }
 clause(C) ::= JOIN(K).                { C = sgc_clause_new(ps, SGC_CL_JOIN, &K, NULL, NULL); }
 clause(C) ::= MOREARGS(K).            { C = sgc_clause_new(ps, SGC_CL_MOREARGS, &K, NULL, NULL); }
+/* files the program makes or runs (docs/language.md "Files made on the line") */
+clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
+clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
+clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
 cwords(L) ::= .                       { L = NULL; }
 cwords(L) ::= cwords(P) word(W).      { L = sgc_wlist_new(ps, &W, P); }
 

@@ -689,6 +689,13 @@ struct sg_ref {
     rpat **pats;                    /* [npaths] the pattern path i stands for, or NULL */
     uint32_t *rfirst, *rcount, caprd; /* the paths of each of its redirections */
     uint32_t cappats;
+    /* names made on the line (docs/language.md "Files made on the line"), resolved
+     * here: mk[i] made by segment mkseg[i], a copy or link of mta[i] (as written,
+     * for a symlink) / mtb[i] (resolved from the cwd), NULL: written */
+    char **mk, **mta, **mtb;
+    uint32_t *mkseg, nmk, capmk;
+    int mk_mode, mk_used, mk_depth;
+    uint32_t mk_seg;
     uint32_t npaths, cappaths;
     int outside;
     int32_t paths_of;               /* the segment paths[] belongs to, -1 none */
@@ -743,6 +750,15 @@ void sg_ref_free(sg_ref *ref)
     }
     sg_free(ref->paths);
     sg_free(ref->pats);
+    for (uint32_t i = 0; i < ref->nmk; i++) {
+        sg_free(ref->mk[i]);
+        sg_free(ref->mta[i]);
+        sg_free(ref->mtb[i]);
+    }
+    sg_free(ref->mk);
+    sg_free(ref->mta);
+    sg_free(ref->mtb);
+    sg_free(ref->mkseg);
     sg_free(ref->rfirst);
     sg_free(ref->rcount);
     sg_free(ref->segd);
@@ -1215,6 +1231,29 @@ static int ref_proc_place(const char *p, int *self)
     return !strcmp(parts[1], "task") && digits[2] && !strcmp(parts[3], "fd") ? 3 : 0;
 }
 
+/* Does segment a run before segment b (docs/language.md "Files made on the line")?
+ * Their enclosing chains, from the line down, part at two commands of one list
+ * (two children of one command, or two commands of the line): the earlier one's
+ * runs first.  One that encloses the other runs with it, not before it. */
+static int made_before(const sgr_cmdline *cl, uint32_t a, uint32_t b)
+{
+    uint32_t up_a[64], up_b[64];
+    int ka = 0, kb = 0;
+    for (int32_t x = (int32_t)a; x >= 0 && ka < 64; x = cl->seg[x].parent)
+        up_a[ka++] = (uint32_t)x;
+    for (int32_t x = (int32_t)b; x >= 0 && kb < 64; x = cl->seg[x].parent)
+        up_b[kb++] = (uint32_t)x;
+    /* from the line down: skip what both share */
+    int i = ka - 1, j = kb - 1;
+    while (i >= 0 && j >= 0 && up_a[i] == up_b[j]) {
+        i--;
+        j--;
+    }
+    if (i < 0 || j < 0)
+        return 0;
+    return up_a[i] < up_b[j];
+}
+
 /* Resolve w against base (absolute; "/" for an absolute w) into a fresh string: '.', '..' and empty
  * components folded; while the prefix exists, symlinks are followed through
  * realpath(3); from the first missing component on, the rest is lexical.  Names
@@ -1333,6 +1372,30 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, co
         if (memchr(w + cs, '\0', cl)) {
             ref->unsure = 1;             /* a NUL inside a name: no file system call sees it */
             missing = 1;
+        }
+        if (ref->mk_mode && !lost && !place) {
+            /* a link or copy an earlier segment makes here: read through it */
+            const char *tgt = NULL;
+            for (uint32_t k = 0; k < ref->nmk && !tgt; k++)
+                if (ref->mta[k] && strcmp(ref->mk[k], p) == 0 && made_before(&ref->r->cl, ref->mkseg[k], ref->mk_seg))
+                    tgt = ref->mk_mode == 2 && ref->mtb[k] ? ref->mtb[k] : ref->mta[k];
+            if (tgt && ref->mk_depth < 40) {
+                char dir[PATH_MAX + 2], rest_w[2 * PATH_MAX + 2];
+                snprintf(dir, sizeof dir, "%s", p);
+                char *sl = strrchr(dir, '/');
+                if (sl == dir)
+                    dir[1] = '\0';
+                else if (sl)
+                    *sl = '\0';
+                snprintf(rest_w, sizeof rest_w, "%s%.*s", tgt, (int)(wl - i), w + i);
+                ref->mk_used = 1;
+                ref->mk_depth++;
+                int u2 = 0;
+                char *sub = resolve(ref, tgt[0] == '/' ? "/" : dir, rest_w, strlen(rest_w), cwd, &u2);
+                ref->mk_depth--;
+                *unknown = u2;
+                return sub;
+            }
         }
         if (missing || place)
             continue;
@@ -1518,7 +1581,25 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
         sg_free(r);
         return add_pat(ref, root, pt, w, wl, 1);
     }
-    return add_one(ref, root, r, 0);
+    if (add_one(ref, root, r, 0) < 0)
+        return -1;
+    /* through what earlier segments of the line make, too */
+    for (int mode = 1; mode <= 2 && ref->nmk; mode++) {
+        ref->mk_mode = mode;
+        ref->mk_used = 0;
+        int u2 = 0;
+        char *r2 = resolve(ref, base, w, wl, cwd, &u2);
+        ref->mk_mode = 0;
+        if (!r2)
+            return -1;
+        if (ref->mk_used && !u2 && strcmp(r2, r) != 0) {
+            if (add_one(ref, root, r2, 0) < 0)
+                return -1;
+        } else {
+            sg_free(r2);
+        }
+    }
+    return 0;
 }
 
 /* Does the line name HOME as a variable it may set (HOME=, export HOME, read
@@ -1792,8 +1873,11 @@ static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_
 /* One pattern of tokens t[from..n): after some directories (dirs), or from
  * base (relative words) or "/" (absolute, ~ from the home). */
 static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t wl, uint32_t flags,
-                           const rtok *t, size_t n, size_t from, int dirs, const char *base, const char *place)
+                           const rtok *t, size_t n, size_t from, int dirs, const char *base, const char *place,
+                           int mode)
 {
+    if (mode && dirs)
+        return 0;
     rpat *pt = sg_calloc(1, sizeof *pt);
     if (!pt)
         return -1;
@@ -1830,12 +1914,21 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
         txt[tl] = '\0';
         char *p;
         int unknown = 0;
+        ref->mk_mode = tl ? mode : 0;
+        ref->mk_used = 0;
         if (tl && from == 0 && txt[0] == '~' && (flags & SGR_W_TILDE))
             p = resolve(ref, ref->home, txt + 1, tl - 1, place, &unknown);
         else if (tl)
             p = resolve(ref, txt[0] == '/' ? "/" : base, txt, tl, place, &unknown);
         else
             p = sg_strndup(base, strlen(base));
+        ref->mk_mode = 0;
+        if (p && mode && !ref->mk_used) {
+            sg_free(p);                  /* no made link on the way: nothing new */
+            sg_free(pt->p);
+            sg_free(pt);
+            return 0;
+        }
         if (!p) {
             sg_free(pt->p);
             sg_free(pt);
@@ -1944,15 +2037,17 @@ static int ref_patterns(sg_ref *ref, const char *cwds, const char *root, const c
     int lead = !absolute && fe > 0 && fe < n;
     for (size_t k = 0; k < fe; k++)
         lead &= t[k].kind == RT_EXP;
-    if (lead)
-        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, fe, 1, "/", last);
-    else if (absolute)
-        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, "/", last);
-    else if (cwds[0] == 'U')
-        rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 1, "/", last);
-    else
-        for (const char *d = cwds + 1; *d && rc == 0; d += strlen(d) + 1)
-            rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, d, d);
+    for (int mode = 0; mode <= (ref->nmk ? 2 : 0) && rc == 0; mode++) {
+        if (lead)
+            rc = ref_pattern_one(ref, root, w, wl, flags, t, n, fe, 1, "/", last, mode);
+        else if (absolute)
+            rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, "/", last, mode);
+        else if (cwds[0] == 'U')
+            rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 1, "/", last, mode);
+        else
+            for (const char *d = cwds + 1; *d && rc == 0; d += strlen(d) + 1)
+                rc = ref_pattern_one(ref, root, w, wl, flags, t, n, 0, 0, d, d, mode);
+    }
 done:
     sg_free(t);
     return rc;
@@ -1975,6 +2070,7 @@ static int seg_paths(sg_ref *ref, uint32_t si)
     ref->npaths = 0;
     ref->outside = 0;
     ref->paths_of = (int32_t)si;
+    ref->mk_seg = si;
     const sgr_segment *s = &ref->r->cl.seg[si];
     const sgr_norm *nm = &ref->r->norm[si];
     const char *cwd = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
@@ -2535,6 +2631,132 @@ static int seg_cwds(sg_ref *ref, const char *cwd)
     return rc;
 }
 
+/* Append a made name (owned now). */
+static int mk_put(sg_ref *ref, uint32_t seg, char *name, char *ta, char *tb)
+{
+    if (ref->nmk == ref->capmk) {
+        uint32_t nc = ref->capmk ? ref->capmk * 2 : 16;
+        char **a = sg_realloc(ref->mk, sizeof *a * nc);
+        if (a)
+            ref->mk = a;
+        char **b = sg_realloc(ref->mta, sizeof *b * nc);
+        if (b)
+            ref->mta = b;
+        char **c = sg_realloc(ref->mtb, sizeof *c * nc);
+        if (c)
+            ref->mtb = c;
+        uint32_t *d = sg_realloc(ref->mkseg, sizeof *d * nc);
+        if (d)
+            ref->mkseg = d;
+        if (!a || !b || !c || !d) {
+            sg_free(name);
+            sg_free(ta);
+            sg_free(tb);
+            return -1;
+        }
+        ref->capmk = nc;
+    }
+    ref->mk[ref->nmk] = name;
+    ref->mta[ref->nmk] = ta;
+    ref->mtb[ref->nmk] = tb;
+    ref->mkseg[ref->nmk++] = seg;
+    return 0;
+}
+
+/* The names the line makes (r->made: the normaliser's words), resolved here from
+ * each place their segment may run in (once for an absolute or ~ word). */
+static int ref_made(sg_ref *ref)
+{
+    for (uint32_t i = 0; i < ref->nmk; i++) {
+        sg_free(ref->mk[i]);
+        sg_free(ref->mta[i]);
+        sg_free(ref->mtb[i]);
+    }
+    ref->nmk = 0;
+    const sgr_result *r = ref->r;
+    for (uint32_t mi = 0; mi < r->nmade; mi++) {
+        const sgr_made *m = &r->made[mi];
+        const char *w = m->name.s, *block = ref->cwd[m->seg];
+        size_t wl = m->name.len;
+        int tilde = (m->name_flags & SGR_W_TILDE) && w[0] == '~';
+        if (tilde && wl > 1 && w[1] != '/')
+            continue;
+        if (!tilde && w[0] != '/' && block[0] == 'U')
+            continue;
+        const char *last = NULL;
+        for (const char *d = block + 1; *d; d += strlen(d) + 1)
+            last = d;
+        for (const char *d = block + 1; *d; d += strlen(d) + 1) {
+            const char *place = tilde || w[0] == '/' ? last : d;
+            int unknown = 0;
+            char *name = tilde ? resolve(ref, ref->home, w + 1, wl - 1, place, &unknown)
+                               : resolve(ref, w[0] == '/' ? "/" : place, w, wl, place, &unknown);
+            if (!name)
+                return -1;
+            char *ta = NULL, *tb = NULL;
+            int skip = unknown;
+            if (!skip && m->src.s) {
+                size_t sl = m->src.len;
+                while (sl > 1 && m->src.s[sl - 1] == '/')
+                    sl--;
+                if (m->under) {
+                    const char *base = m->src.s + sl;
+                    while (base > m->src.s && base[-1] != '/')
+                        base--;
+                    size_t bl = (size_t)(m->src.s + sl - base);
+                    if (bl == 0 || (bl == 1 && base[0] == '.') || (bl == 2 && !strncmp(base, "..", 2))) {
+                        skip = 1;
+                    } else {
+                        size_t nl = strlen(name);
+                        char *j = sg_malloc(nl + bl + 2);
+                        if (!j) {
+                            sg_free(name);
+                            return -1;
+                        }
+                        snprintf(j, nl + bl + 2, "%s%s%.*s", name, strcmp(name, "/") ? "/" : "", (int)bl, base);
+                        sg_free(name);
+                        name = j;
+                    }
+                }
+                int stilde = (m->src_flags & SGR_W_TILDE) && m->src.s[0] == '~';
+                if (!skip) {
+                    if (stilde) {
+                        size_t hl = strlen(ref->home);
+                        ta = sg_malloc(hl + sl + 1);
+                        if (ta)
+                            snprintf(ta, hl + sl + 1, "%s%.*s", ref->home, (int)(sl - 1), m->src.s + 1);
+                    } else {
+                        ta = sg_strndup(m->src.s, sl);
+                    }
+                    int u2 = 0;
+                    tb = stilde ? resolve(ref, ref->home, m->src.s + 1, sl - 1, place, &u2)
+                                : resolve(ref, m->src.s[0] == '/' ? "/" : place, m->src.s, sl, place, &u2);
+                    if (!ta || !tb) {
+                        sg_free(name);
+                        sg_free(ta);
+                        sg_free(tb);
+                        return -1;
+                    }
+                    if (u2) {
+                        sg_free(tb);
+                        tb = NULL;
+                    }
+                }
+            }
+            if (skip) {
+                sg_free(name);
+                sg_free(ta);
+                sg_free(tb);
+            } else if (mk_put(ref, m->seg, name, ta, tb) < 0) {
+                return -1;
+            }
+            if (tilde || w[0] == '/')
+                break;
+        }
+    }
+    return 0;
+}
+
 static int grow_segs(sg_ref *ref, uint32_t n)
 {
     if (n + 1 <= ref->capseg)
@@ -2579,7 +2801,7 @@ int sg_ref_decide(sg_ref *ref, const sgr_result *r, const char *cwd, const char 
     ref->unsure = ref->oom = 0;
     ref->paths_of = -1;
     ref->ans.nseg = n;
-    if (seg_cwds(ref, base) < 0)
+    if (seg_cwds(ref, base) < 0 || ref_made(ref) < 0)
         return SG_REF_OOM;
     /* the workspace root (the cwd the line started in) rides after the segments */
     sg_free(ref->cwd[n]);

@@ -344,6 +344,12 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " join");
         if (p->flags & SGT_PROG_MOREARGS)
             puts_(&d, " moreargs");
+        if (p->flags & SGT_PROG_WRITES)
+            puts_(&d, " writes operands");
+        if (p->flags & SGT_PROG_COPIES)
+            puts_(&d, " copies");
+        if (p->flags & SGT_PROG_RUNS_FILE)
+            puts_(&d, " runs operand");
         puts_(&d, " }\n");
     }
     for (uint32_t r = 0; r < t->nrules && !d.failed; r++) {

@@ -54,6 +54,18 @@ typedef struct sgr_tmpl {
 
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
+#define SGR_MAX_CHAIN 64                    /* enclosing commands runs_before follows */
+
+/* A name made on the line, resolved (see made_files). */
+typedef struct sgr_mkres {
+    uint32_t seg;
+    const char *name;                   /* the made path */
+    uint32_t nl;
+    const char *ta, *tb;                /* a copy or link: its source as a symlink reads
+                                         * it, and resolved from the cwd; NULL: written */
+    uint32_t tal, tbl;
+} sgr_mkres;
+
 static int build_tmpls(sgr_ctx *c);
 
 struct sgr_ctx {
@@ -96,6 +108,14 @@ struct sgr_ctx {
     uint64_t rhome_call;
     uint64_t sets_home_call;            /* == ncalls: sets_home is this line's */
     int sets_home;
+    /* files made on the line (made_files): each made name resolved, with what a
+     * link made there points to; the walk follows them while mk_mode is 1 (the
+     * target as a symlink reads it) or 2 (as a copy or hard link: from the cwd),
+     * for paths of segments after the one that makes them (mk_seg) */
+    struct sgr_mkres *mk;
+    uint32_t nmk;
+    int mk_mode, mk_used;
+    uint32_t mk_seg;
     int funcdefs;                       /* the line defines a shell function: a program
                                          * name may be one, so nothing is text */
     uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
@@ -676,6 +696,40 @@ static inline void lookups_begin(sgr_ctx *c)
 static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
                                  uint32_t *outlen, int *plain, int *unk);
 
+/* Does segment a run before segment b: are their outermost different enclosing
+ * commands (or they themselves), children of one command or both of the line,
+ * in that order?  Unwrapped and script segments come after the ones before them
+ * on the line, so the order of indices alone does not say.  Neither runs before
+ * the other when one encloses the other. */
+static int runs_before(const sgr_cmdline *cl, uint32_t a, uint32_t b)
+{
+    uint32_t ca[SGR_MAX_CHAIN], cb[SGR_MAX_CHAIN], na = 0, nb = 0;
+    for (int32_t x = (int32_t)a; x >= 0 && na < SGR_MAX_CHAIN; x = cl->seg[x].parent)
+        ca[na++] = (uint32_t)x;
+    for (int32_t x = (int32_t)b; x >= 0 && nb < SGR_MAX_CHAIN; x = cl->seg[x].parent)
+        cb[nb++] = (uint32_t)x;
+    while (na && nb && ca[na - 1] == cb[nb - 1]) {
+        na--;
+        nb--;
+    }
+    return na && nb && ca[na - 1] < cb[nb - 1];
+}
+
+/* The target of a link or copy made at p[0..n) by a segment before c->mk_seg, as
+ * c->mk_mode reads it (1: as a symlink, 2: from the cwd); NULL: none. */
+static const char *made_link(sgr_ctx *c, const char *p, size_t n, size_t *len)
+{
+    for (uint32_t i = c->nmk; i-- > 0;) {
+        const sgr_mkres *m = &c->mk[i];
+        if (m->ta && m->nl == n && memcmp(m->name, p, n) == 0 && runs_before(&c->res.cl, m->seg, c->mk_seg)) {
+            int b = c->mk_mode == 2 && m->tb;
+            *len = b ? m->tbl : m->tal;
+            return b ? m->tb : m->ta;
+        }
+    }
+    return NULL;
+}
+
 /* What the walk's canonical prefix p[0..n) is to the kernel's /proc (the agent's
  * shell is another process than this one, so /proc/self is resolved by what it
  * means, never by following this process's link): PROC_PID a process directory
@@ -875,10 +929,21 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         memcpy(p + n, src + cs, cl);
         n += cl;
         p[n] = '\0';
-        if (missing)
-            continue;
         size_t ll = 0;
-        sgr_pc_kind kind = sgr_pc_lstat_next(c->pc, p, n, n - cl, link, sizeof link, &ll);
+        sgr_pc_kind kind;
+        const char *made = c->mk_mode && !lost ? made_link(c, p, n, &ll) : NULL;
+        if (made && ll < sizeof link) {
+            /* made earlier on the line: read through as the link or copy it is */
+            memcpy(link, made, ll);
+            link[ll] = '\0';
+            kind = SGR_PC_LINK;
+            missing = 0;
+            c->mk_used = 1;
+        } else if (missing) {
+            continue;
+        } else {
+            kind = sgr_pc_lstat_next(c->pc, p, n, n - cl, link, sizeof link, &ll);
+        }
         if (kind == SGR_PC_MISSING) {
             missing = 1;
             continue;
@@ -1274,9 +1339,11 @@ static inline int tok_lit(uint32_t tk, char ch)
  * with opaque, under some directories (a first component of expansions). */
 static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                            const ptoks *t, const patb *cls, uint32_t first, int opaque, const char *base,
-                           const char *place)
+                           const char *place, int mode)
 {
     uint32_t nt = t->n;
+    if (mode && (opaque || !base))
+        return 0;                           /* no fixed part to walk through made links */
     patb b = *cls;
     b.cap = 2 * nt + PATH_MAX + 8;
     b.n = 0;
@@ -1315,9 +1382,20 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
             txt[j - first] = (char)(t->tk[j] >> 8);
         uint32_t tl = fixed - first;
         int tilde = first == 0 && tl && txt[0] == '~' && (flags & SGR_W_TILDE);
-        if (tl)
-            pre = resolve_path(c, txt[0] == '/' || tilde ? place : base, txt, tl, tilde, &pl, NULL, &unk);
-        else {
+        const char *from = txt[0] == '/' || tilde ? place : base;
+        if (mode && tl) {
+            /* the fixed part through links made earlier on the line (mode: as made_link) */
+            c->mk_mode = mode;
+            c->mk_used = 0;
+            pre = resolve_walk(c, from, txt, tl, tilde, &pl, &unk);
+            c->mk_mode = 0;
+            if (pre && !c->mk_used)
+                return 0;
+        } else if (tl) {
+            pre = resolve_path(c, from, txt, tl, tilde, &pl, NULL, &unk);
+        } else {
+            if (mode)
+                return 0;
             pre = (char *)(base ? base : "/");
             pl = (uint32_t)strlen(pre);
         }
@@ -1424,6 +1502,17 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     return 0;
 }
 
+/* add_pattern_one as the word reads, and through links made earlier on the line. */
+static int add_pattern_modes(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
+                             const ptoks *t, const patb *cls, uint32_t first, int opaque, const char *base,
+                             const char *place)
+{
+    for (int mode = 0; mode <= (c->nmk ? 2 : 0); mode++)
+        if (add_pattern_one(c, nm, cap, w, wl, flags, t, cls, first, opaque, base, place, mode) < 0)
+            return -1;
+    return 0;
+}
+
 /* The patterns of word w[0..wl) (one brace alternative), appended to nm's paths.
  * Nothing for a word whose every literal byte is '/' or '.' and that has no
  * glob (`"$f"`, `$d/$f`): such a word is unknown, as before (counted outside,
@@ -1456,14 +1545,14 @@ static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     for (uint32_t k = 0; k < first_end && lead; k++)
         lead = t.tk[k] == PAT_EXP;
     if (lead)
-        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, first_end, 1, "/", nm->cwd);
+        return add_pattern_modes(c, nm, cap, w, wl, flags, &t, &cls, first_end, 1, "/", nm->cwd);
     if (absolute)
-        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, "/", nm->cwd);
+        return add_pattern_modes(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, "/", nm->cwd);
     if (nm->cwd_unknown)
-        return add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, NULL, nm->cwd);
+        return add_pattern_modes(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, NULL, nm->cwd);
     for (uint32_t k = 0; k < nm->ncwds; k++) {
         const char *d = nm->cwds[nm->ncwds - 1 - k];
-        if (add_pattern_one(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, d, d) < 0)
+        if (add_pattern_modes(c, nm, cap, w, wl, flags, &t, &cls, 0, 0, d, d) < 0)
             return -1;
     }
     return 0;
@@ -1578,6 +1667,33 @@ static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap)
     return 0;
 }
 
+/* Append resolved path r[0..rl) to nm (in_cwd: known to be the cwd, '/' and more);
+ * judged against the roots when judge. */
+static int push_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uint32_t rl, int in_cwd, int judge)
+{
+    uint32_t cl = c->rcwdl;
+    if (!in_cwd)
+        in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
+    if (path_room(c, nm, cap) < 0)
+        return -1;
+    nm->paths[nm->npaths].s = r;
+    nm->paths[nm->npaths].len = rl;
+    nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
+    nm->ppat[nm->npaths] = NULL;
+    nm->npaths++;
+    if (judge) {
+        int in = 0;
+        for (uint32_t i = 0; i < c->nroots && !in; i++)
+            in = (in_cwd && c->roots[i] == c->rcwd) || under(r, rl, c->roots[i]);
+        if (!in && !nm->outside) {
+            nm->outside = 1;
+            nm->outside_path.s = r;
+            nm->outside_path.len = rl;
+        }
+    }
+    return 0;
+}
+
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd)
 {
@@ -1612,24 +1728,23 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         }
         in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
     }
-    if (!in_cwd)
-        in_cwd = cl > 1 && rl > cl && r[cl] == '/' && memcmp(r, c->rcwd, cl) == 0;
-    if (path_room(c, nm, cap) < 0)
+    if (push_path(c, nm, cap, r, rl, in_cwd, !(flags & SGR_W_UNKNOWN)) < 0)
         return -1;
-    nm->paths[nm->npaths].s = r;
-    nm->paths[nm->npaths].len = rl;
-    nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
-    nm->ppat[nm->npaths] = NULL;
-    nm->npaths++;
-    if (!(flags & SGR_W_UNKNOWN)) {
-        int in = 0;
-        for (uint32_t i = 0; i < c->nroots && !in; i++)
-            in = (in_cwd && c->roots[i] == c->rcwd) || under(r, rl, c->roots[i]);
-        if (!in && !nm->outside) {
-            nm->outside = 1;
-            nm->outside_path.s = r;
-            nm->outside_path.len = rl;
-        }
+    if (!c->nmk || (flags & SGR_W_UNKNOWN))
+        return 0;
+    /* through what earlier segments make: also where their links lead */
+    for (int mode = 1; mode <= 2; mode++) {
+        uint32_t l2;
+        int unk2;
+        c->mk_mode = mode;
+        c->mk_used = 0;
+        char *r2 = resolve_walk(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &l2, &unk2);
+        c->mk_mode = 0;
+        if (!r2)
+            return -1;
+        if (c->mk_used && !unk2 && !(l2 == rl && memcmp(r2, r, rl) == 0)
+            && push_path(c, nm, cap, r2, l2, 0, 1) < 0)
+            return -1;
     }
     return 0;
 }
@@ -1697,6 +1812,7 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     if (nm->paths_state)
         return 0;
     nm->paths_state = 1;
+    c->mk_seg = si;                         /* what segments before it make */
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
     for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos; i++) {
@@ -3182,6 +3298,266 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
     return tgt->unknown ? 2 : 1;
 }
 
+/* ---- files made on the line ----------------------------------------------------
+ * A later segment of the line sees what an earlier one makes: a redirection's file,
+ * the operands of a program declared `writes operands` (tee, touch), and what one
+ * declared `copies` makes (cp, mv, ln, install: its last operand, or in the
+ * directory that or an option value names, each other operand's name), which is
+ * a copy of or a link to its source.  Such a name is read through to its source
+ * (as a symlink reads a relative source, and from the cwd), besides as itself,
+ * and a segment that runs a file made earlier (./x.sh, or the first operand of a
+ * program declared `runs operand`: sh, source, python3, ...) is dynamic. */
+
+/* A word that names a path as written: nothing the shell still expands. */
+static int plain_word(uint32_t flags)
+{
+    return !(flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE));
+}
+
+static int made_add(sgr_ctx *c, uint32_t *cap, uint32_t seg, const char *name, uint32_t nl, uint32_t nf,
+                    const char *src, uint32_t sl, uint32_t sf, int under)
+{
+    sgr_result *r = &c->res;
+    if (r->nmade == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 8;
+        sgr_made *m = *cap ? sg_arena_grow(&c->arena, (void *)r->made, sizeof *m * *cap, sizeof *m * ncap)
+                           : sg_arena_alloc(&c->arena, sizeof *m * ncap);
+        if (!m)
+            return -1;
+        r->made = m;
+        *cap = ncap;
+    }
+    sgr_made *m = (sgr_made *)&r->made[r->nmade++];
+    m->seg = seg;
+    m->name.s = name;
+    m->name.len = nl;
+    m->name_flags = nf;
+    m->src.s = src;
+    m->src.len = sl;
+    m->src_flags = sf;
+    m->under = under;
+    return 0;
+}
+
+/* The names each segment may make (into c->res.made), from its redirections and
+ * its program's declaration.  -1: out of memory. */
+static int made_words(sgr_ctx *c)
+{
+    sgr_result *r = &c->res;
+    uint32_t cap = 0;
+    for (uint32_t si = 0; si < r->cl.nseg; si++) {
+        const sgr_segment *s = &r->cl.seg[si];
+        const sgr_norm *nm = &r->norm[si];
+        for (uint32_t i = 0; i < s->nredirs; i++) {
+            const sgr_word *t = &s->redirs[i].target;
+            if (is_write(s, &s->redirs[i]) && plain_word(t->flags) && t->len && !not_a_file(t->text, t->len)
+                && made_add(c, &cap, si, t->text, t->len, t->flags, NULL, 0, 0, 0) < 0)
+                return -1;
+        }
+        if (!s->argc || !s->spec)
+            continue;
+        uint32_t pf = c->t->progs[s->spec - 1].flags;
+        if (pf & SGT_PROG_WRITES)
+            for (uint32_t i = 0; i < nm->npos; i++) {
+                const sgr_word *w = &s->argv[nm->pos[i]];
+                if (plain_word(w->flags) && made_add(c, &cap, si, w->text, w->len, w->flags, NULL, 0, 0, 0) < 0)
+                    return -1;
+            }
+        if (!(pf & SGT_PROG_COPIES) || !nm->npos)
+            continue;
+        uint32_t k = nm->npos;
+        const sgr_word *last = &s->argv[nm->pos[k - 1]];
+        for (uint32_t i = 0; i + 1 < k || (k == 1 && i == 0); i++) {
+            const sgr_word *src = &s->argv[nm->pos[i]];
+            if (!plain_word(src->flags))
+                continue;
+            /* `ln -s SRC` makes ./basename(SRC) */
+            const char *nmw = k == 1 ? "." : last->text;
+            uint32_t nml = k == 1 ? 1 : last->len, nmf = k == 1 ? 0 : last->flags;
+            if (plain_word(nmf)) {
+                if (k > 1 && made_add(c, &cap, si, nmw, nml, nmf, src->text, src->len, src->flags, 0) < 0)
+                    return -1;
+                if (made_add(c, &cap, si, nmw, nml, nmf, src->text, src->len, src->flags, 1) < 0)
+                    return -1;
+            }
+            for (uint32_t v = 0; v < nm->nvals; v++)          /* -t DIR */
+                if (!(nm->vflags[v] & SGR_V_TEXT) && plain_word(nm->vflags[v])
+                    && made_add(c, &cap, si, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], src->text, src->len,
+                                src->flags, 1) < 0)
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* w resolved from every directory segment si may run in (once for an absolute
+ * or ~ word), each passed to fn; 0, or -1 on OOM.  Not through made links. */
+static int each_place(sgr_ctx *c, uint32_t si, const char *w, uint32_t wl, uint32_t flags,
+                      int (*fn)(sgr_ctx *, uint32_t, const char *, uint32_t, const char *, void *), void *ud)
+{
+    const sgr_norm *nm = &c->res.norm[si];
+    int tilde = (flags & SGR_W_TILDE) && w[0] == '~';
+    if (tilde && wl > 1 && w[1] != '/')
+        return 0;
+    if (!tilde && w[0] != '/' && nm->cwd_unknown)
+        return 0;
+    uint32_t n = tilde || w[0] == '/' ? 1 : nm->ncwds;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *cwd = nm->cwds[nm->ncwds - 1 - k];
+        uint32_t rl;
+        int unk;
+        char *r = resolve_path(c, cwd, w, wl, tilde, &rl, NULL, &unk);
+        if (!r)
+            return -1;
+        if (!unk && fn(c, si, r, rl, cwd, ud) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct made_ctx {
+    const sgr_made *m;
+    uint32_t cap;
+} made_ctx;
+
+/* each_place's fn for made_resolve: one resolved made name. */
+static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const char *cwd, void *ud)
+{
+    made_ctx *mc = ud;
+    const sgr_made *m = mc->m;
+    const char *name = r;
+    uint32_t nl = rl;
+    const char *ta = NULL, *tb = NULL;
+    uint32_t tal = 0, tbl = 0;
+    if (m->src.s) {
+        const char *s = m->src.s;
+        uint32_t sl = m->src.len;
+        while (sl > 1 && s[sl - 1] == '/')
+            sl--;
+        if (m->under) {
+            /* name/basename(src) */
+            const char *b = s + sl;
+            while (b > s && b[-1] != '/')
+                b--;
+            uint32_t bl = (uint32_t)(s + sl - b);
+            if (!bl || (bl == 1 && b[0] == '.') || (bl == 2 && b[0] == '.' && b[1] == '.'))
+                return 0;
+            char *j = sg_arena_alloc(&c->arena, rl + 1 + bl + 1);
+            if (!j)
+                return -1;
+            memcpy(j, r, rl);
+            nl = rl;
+            if (nl > 1)
+                j[nl++] = '/';
+            memcpy(j + nl, b, bl);
+            nl += bl;
+            j[nl] = '\0';
+            name = j;
+        }
+        int tilde = (m->src_flags & SGR_W_TILDE) && s[0] == '~';
+        if (tilde) {
+            uint32_t hl;
+            const char *h = home_of(c, &hl);
+            if (!h)
+                return 0;
+            char *t = sg_arena_alloc(&c->arena, hl + sl + 1);
+            if (!t)
+                return -1;
+            memcpy(t, h, hl);
+            memcpy(t + hl, s + 1, sl - 1);
+            t[hl + sl - 1] = '\0';
+            ta = t;
+            tal = hl + sl - 1;
+        } else {
+            ta = s;
+            tal = sl;
+        }
+        int unk;
+        tb = resolve_path(c, cwd, s, sl, tilde, &tbl, NULL, &unk);
+        if (!tb)
+            return -1;
+        if (unk)
+            tb = NULL;
+    }
+    if (c->nmk == mc->cap) {
+        uint32_t ncap = mc->cap ? mc->cap * 2 : 8;
+        sgr_mkres *a = mc->cap ? sg_arena_grow(&c->arena, c->mk, sizeof *a * mc->cap, sizeof *a * ncap)
+                               : sg_arena_alloc(&c->arena, sizeof *a * ncap);
+        if (!a)
+            return -1;
+        c->mk = a;
+        mc->cap = ncap;
+    }
+    sgr_mkres *x = &c->mk[c->nmk++];
+    x->seg = si;
+    x->name = name;
+    x->nl = nl;
+    x->ta = ta;
+    x->tal = tal;
+    x->tb = tb;
+    x->tbl = tbl;
+    return 0;
+}
+
+/* Resolve every made name (c->res.made) into c->mk.  -1: out of memory. */
+static int made_resolve(sgr_ctx *c)
+{
+    made_ctx mc = { NULL, 0 };
+    for (uint32_t i = 0; i < c->res.nmade; i++) {
+        mc.m = &c->res.made[i];
+        if (each_place(c, mc.m->seg, mc.m->name.s, mc.m->name.len, mc.m->name_flags, made_put, &mc) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* each_place's fn for runs_made: is r a name an earlier segment makes? */
+static int made_hit(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const char *cwd, void *ud)
+{
+    (void)cwd;
+    for (uint32_t i = 0; i < c->nmk; i++)
+        if (c->mk[i].nl == rl && memcmp(c->mk[i].name, r, rl) == 0 && runs_before(&c->res.cl, c->mk[i].seg, si))
+            *(const char **)ud = c->mk[i].name;
+    return 0;
+}
+
+/* A segment that runs a file an earlier segment of the line makes is dynamic:
+ * what it runs is known only when it runs.  -1: out of memory. */
+static int runs_made(sgr_ctx *c)
+{
+    sgr_result *r = &c->res;
+    for (uint32_t si = 0; si < r->cl.nseg && c->nmk; si++) {
+        sgr_segment *s = &r->cl.seg[si];
+        const sgr_norm *nm = &r->norm[si];
+        if (!s->argc || (s->flags & SGR_SEG_DYNAMIC))
+            continue;
+        const char *hit = NULL;
+        const sgr_word *a0 = &s->argv[0];
+        if (plain_word(a0->flags) && memchr(a0->text, '/', a0->len)
+            && each_place(c, si, a0->text, a0->len, a0->flags, made_hit, &hit) < 0)
+            return -1;
+        if (!hit && s->spec && (c->t->progs[s->spec - 1].flags & SGT_PROG_RUNS_FILE) && nm->npos) {
+            const sgt_progspec *ps = &c->t->progs[s->spec - 1];
+            int script = 0;                 /* sh -c: the operand is not a file */
+            for (uint32_t i = 0; i < nm->nopts && !script; i++)
+                script = (sgr_progopt_bits(c->t, ps, nm->opts[i].s, nm->opts[i].len) & SGR_OPT_SCRIPT) != 0;
+            const sgr_word *f = &s->argv[nm->pos[0]];
+            if (!script && plain_word(f->flags) && each_place(c, si, f->text, f->len, f->flags, made_hit, &hit) < 0)
+                return -1;
+        }
+        if (hit) {
+            s->flags |= SGR_SEG_DYNAMIC;
+            size_t l = strlen(hit) + 96;
+            char *why = sg_arena_alloc(&c->arena, l);
+            if (!why)
+                return -1;
+            snprintf(why, l, "it runs '%s', which an earlier command on the line writes", hit);
+            s->dyn_reason = why;
+        }
+    }
+    return 0;
+}
+
 const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
 {
     sg_arena_reset(&c->arena);
@@ -3193,6 +3569,9 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     c->opts = o;
     c->m_option.s = c->m_arg.s = c->m_path.s = NULL;
     c->pc_begun = 0;
+    c->nmk = 0;
+    c->mk = NULL;
+    c->mk_mode = 0;
     /* A context that decides once (the CLI's check) gains nothing from the cache,
      * and dropping inotify watches costs milliseconds at exit: the cache comes
      * with the second call.  NULL (out of memory, or no inotify): lstat each time. */
@@ -3321,6 +3700,12 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             sure.v = NULL;                 /* the chain ended (;, ||, &, a pipeline) */
         if (ch == 2)
             sure.v = NULL;
+    }
+
+    /* files made on the line, before any path is judged */
+    if (made_words(c) < 0 || made_resolve(c) < 0 || runs_made(c) < 0) {
+        oom_result(c);
+        return r;
     }
 
     int32_t best = SGR_RULE_DEFAULT, bestseg = -1;

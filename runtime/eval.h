@@ -69,6 +69,18 @@ typedef struct sgr_norm {
  * tested as one. */
 #define SGR_V_WORD 0x40000000u
 
+/* A name an earlier segment of the line may make (docs/language.md "Files made on
+ * the line"): what segment seg writes (a redirection, `tee FILE`: src.s NULL) or
+ * makes a copy of or a link to src (`cp SRC NAME`, `ln -s SRC NAME`).  With
+ * under, name is a directory and what is made is name/basename(src).  Words as
+ * the normaliser has them; each evaluator resolves them itself. */
+typedef struct sgr_made {
+    uint32_t seg;
+    sgr_sv name, src;
+    uint32_t name_flags, src_flags;   /* SGR_W_* of the words */
+    int under;
+} sgr_made;
+
 #define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
 #define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */
 #define SGR_RULE_NOTHING  (-3)        /* only assignments/redirections, no rule objected */
@@ -85,6 +97,8 @@ typedef struct sgr_result {
     uint8_t *seg_decision;            /* [cl.nseg] */
     int32_t *seg_rule;                /* [cl.nseg] */
     int oom;                          /* evaluation ran out of memory: deny */
+    const sgr_made *made;             /* [nmade] names made on the line, in segment order */
+    uint32_t nmade;
 } sgr_result;
 
 /* Called for every rule tried on a segment (seg = -1: whole-line rules). */

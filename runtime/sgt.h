@@ -198,6 +198,11 @@ typedef struct sgt_bucket {
 #define SGT_PROG_MOREARGS     0x20u       /* the inner command gets more args (xargs) */
 #define SGT_PROG_TEXT_OPERAND 0x40u       /* the first operand is text, not a file (grep's
                                            * pattern), unless an option of first_* is given */
+#define SGT_PROG_WRITES       0x80u       /* may create or replace each operand (tee) */
+#define SGT_PROG_COPIES       0x100u      /* makes its last operand (or, in the directory it
+                                           * or an option value names, each other one's
+                                           * name) a copy of or a link to the others (cp, ln) */
+#define SGT_PROG_RUNS_FILE    0x200u      /* runs its first operand as code (sh FILE) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
