@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include "refeval.h"
 #include "compiler/ast.h"
@@ -1558,6 +1562,103 @@ static int is_write_kind(const sgr_redir *rd);
 static void rp_put(rpat *pt, int kind, unsigned char byte, const uint64_t *cls);
 static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost);
 
+/* Does directory d fold case (docs/language.md "Case-folding")?  By the
+ * filesystem's type, or the casefold flag on ext4, f2fs and tmpfs; below
+ * sgr_fold_force (tests) always. */
+static int ref_dir_folds(const char *d)
+{
+    if (sgr_fold_force && sgr_fold_force[0]) {
+        size_t fl = strlen(sgr_fold_force);
+        if (!strncmp(d, sgr_fold_force, fl) && (d[fl] == '/' || d[fl] == '\0'))
+            return 1;
+    }
+    struct statfs sf;
+    if (statfs(d, &sf) != 0)
+        return 0;
+    static const unsigned long folding[] = { 0x4d44, 0x2011BAB0, 0x5346544e, 0x7366746e, 0x482b, 0x4244,
+                                             0xFF534D42, 0xFE534D42, 0x517B };
+    for (size_t i = 0; i < sizeof folding / sizeof *folding; i++)
+        if ((unsigned long)(uint32_t)sf.f_type == folding[i])
+            return 1;
+    uint32_t ty = (uint32_t)sf.f_type;
+    if (ty != 0xEF53 && ty != 0xF2F52010 && ty != 0x01021994)
+        return 0;
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int flags = 0, r = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & 0x40000000);
+    if (fd >= 0)
+        close(fd);
+    return r;
+}
+
+/* ref_dir_folds of the deepest existing directory at (self) or above path p. */
+static int ref_fold_at(const char *p, int self)
+{
+    if (p[0] != '/' || strlen(p) >= 256)
+        return 0;
+    char d[256];
+    strcpy(d, p);
+    if (!self) {
+        char *sl = strrchr(d, '/');
+        if (sl == d)
+            d[1] = '\0';
+        else if (sl)
+            *sl = '\0';
+    }
+    for (;;) {
+        struct stat st;
+        if (!strcmp(d, "/") || (lstat(d, &st) == 0 && S_ISDIR(st.st_mode)))
+            break;
+        char *sl = strrchr(d, '/');
+        if (sl == d)
+            d[1] = '\0';
+        else if (sl)
+            *sl = '\0';
+    }
+    return ref_dir_folds(d);
+}
+
+static int has_upper_ref(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] >= 'A' && s[i] <= 'Z')
+            return 1;
+    return 0;
+}
+
+/* Both cases of every letter each piece takes. */
+static void rp_fold(rpat *pt)
+{
+    for (uint32_t i = 0; i < pt->n; i++)
+        for (unsigned b = 'a'; b <= 'z'; b++)
+            if (bs_has(pt->p[i].set, b) || bs_has(pt->p[i].set, b - 32)) {
+                bs_add(pt->p[i].set, b);
+                bs_add(pt->p[i].set, b - 32);
+            }
+}
+
+/* add_one, and on a case-folding directory the path as a pattern of either case. */
+static int add_plain(sg_ref *ref, const char *root, char *r, int unknown)
+{
+    if (!r)
+        return -1;
+    if (add_one(ref, root, r, unknown) < 0)
+        return -1;
+    if (!has_upper_ref(r, strlen(r)) || !ref_fold_at(r, 0))
+        return 0;
+    rpat *pt = sg_calloc(1, sizeof *pt);
+    size_t l = strlen(r);
+    if (pt)
+        pt->p = sg_calloc(l + 1, sizeof *pt->p);
+    if (!pt || !pt->p) {
+        sg_free(pt);
+        return -1;
+    }
+    for (size_t i = 0; i < l; i++)
+        rp_put(pt, RP_LIT, (unsigned char)r[i], NULL);
+    rp_fold(pt);
+    return add_pat(ref, root, pt, r, l, 0);
+}
+
 /* w resolved from base with cwd for /proc/self/cwd: the path, or the word as
  * written when what it names is known only at run time. */
 static int add_resolved(sg_ref *ref, const char *root, const char *base, const char *w, size_t wl, const char *cwd)
@@ -1581,7 +1682,7 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
         sg_free(r);
         return add_pat(ref, root, pt, w, wl, 1);
     }
-    if (add_one(ref, root, r, 0) < 0)
+    if (add_plain(ref, root, r, 0) < 0)
         return -1;
     /* through what earlier segments of the line make, too */
     for (int mode = 1; mode <= 2 && ref->nmk; mode++) {
@@ -1593,7 +1694,7 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
         if (!r2)
             return -1;
         if (ref->mk_used && !u2 && strcmp(r2, r) != 0) {
-            if (add_one(ref, root, r2, 0) < 0)
+            if (add_plain(ref, root, r2, 0) < 0)
                 return -1;
         } else {
             sg_free(r2);
@@ -1694,19 +1795,19 @@ static int ref_word_literal(sg_ref *ref, const char *cwds, const char *root, con
         last = d;
     if ((flags & SGR_W_TILDE) && w[0] == '~') {
         if (wl == 1 || w[1] == '/')
-            return unknown ? add_one(ref, root, sg_strndup(w, wl), 1)
+            return unknown ? add_plain(ref, root, sg_strndup(w, wl), 1)
                            : add_resolved(ref, root, ref->home, w + 1, wl - 1, last);
         unknown = 1;                     /* ~user, ~+, ~- */
     }
     if (unknown)
-        return add_one(ref, root, sg_strndup(w, wl), 1);
+        return add_plain(ref, root, sg_strndup(w, wl), 1);
     int here = 0;                        /* names the place: /proc/self/cwd */
     for (size_t i = 0; i + 4 <= wl && !here; i++)
         here = memcmp(w + i, "/cwd", 4) == 0;
     if (w[0] == '/' && !here)
         return add_resolved(ref, root, "/", w, wl, last);
     if (cwds[0] == 'U')                  /* relative to a place known only at run time */
-        return add_one(ref, root, sg_strndup(w, wl), 1);
+        return add_plain(ref, root, sg_strndup(w, wl), 1);
     for (const char *d = cwds + 1; *d; d += strlen(d) + 1)
         if (add_resolved(ref, root, w[0] == '/' ? "/" : d, w, wl, d) < 0)
             return -1;
@@ -1888,6 +1989,7 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
     }
     int lost = dirs;
     int absolute_word = (n && tk_is(&t[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
+    char pre_for_fold[PATH_MAX + 2] = "";
     size_t fixed = from;
     if (dirs) {
         rp_put(pt, RP_DIRS, 0, NULL);
@@ -1934,6 +2036,7 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
             sg_free(pt);
             return -1;
         }
+        snprintf(pre_for_fold, sizeof pre_for_fold, "%s", p);
         if (unknown) {
             lost = 1;
             rp_put(pt, RP_DIRS, 0, NULL);
@@ -2004,6 +2107,9 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
     }
     if (pt->n == 0)
         rp_put(pt, RP_LIT, '/', NULL);
+    if (pre_for_fold[0] && (has_upper_ref(pre_for_fold, strlen(pre_for_fold)) || has_upper_ref(w, wl))
+        && ref_fold_at(pre_for_fold, 1))
+        rp_fold(pt);
     return add_pat(ref, root, pt, w, wl, lost);
 }
 

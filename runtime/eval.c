@@ -1,7 +1,11 @@
 /* eval.c - the decision: parse, unwrap, normalise each segment, run the candidate
  * rules' bytecode, combine deny > ask > allow over rules and segments. */
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +118,9 @@ struct sgr_ctx {
      * for paths of segments after the one that makes them (mk_seg) */
     struct sgr_mkres *mk;
     uint32_t nmk;
+    /* folds(): the last answers, valid while the path cache's epoch is theirs */
+    struct { char dir[256]; uint32_t len; uint64_t epoch; int fold; } fold_memo[4];
+    uint32_t fold_next;
     int mk_mode, mk_used;
     uint32_t mk_seg;
     int funcdefs;                       /* the line defines a shell function: a program
@@ -1189,6 +1196,10 @@ static uint32_t home_var(const char *w, uint32_t wl)
 
 static const char *home_of(sgr_ctx *c, uint32_t *len);
 static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap);
+static int folds(sgr_ctx *c, const char *p, uint32_t n);
+static int folds_at(sgr_ctx *c, const char *p, uint32_t n, int self);
+static int has_upper(const char *s, uint32_t n);
+static int fold_pattern(sgr_ctx *c, sgr_ppat *p);
 
 #define PAT_OPAQUE 0x01u                    /* "some name" */
 #define PAT_EXP    0xffu                    /* a token: an expansion, not yet classified */
@@ -1491,6 +1502,9 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     pp->el = b.el;
     pp->n = b.n;
     pp->cls = (const uint64_t (*)[4])b.cls;
+    /* on a case-folding directory: the fixed part's, at or above it */
+    if (pre && (has_upper(pre, pl) || has_upper(w, wl)) && folds_at(c, pre, pl, 1) && fold_pattern(c, pp) < 0)
+        return -1;
     nm->paths[nm->npaths].s = disp;
     nm->paths[nm->npaths].len = n;
     nm->pin[nm->npaths] = 0;
@@ -1667,6 +1681,130 @@ static int path_room(sgr_ctx *c, sgr_norm *nm, uint32_t *cap)
     return 0;
 }
 
+/* ---- case-folding filesystems --------------------------------------------------- */
+
+const char *sgr_fold_force;
+
+/* Does looking up names in directory d fold case: a filesystem that does by its
+ * type (FAT, exFAT, NTFS, HFS+, CIFS/SMB), or a directory with the casefold
+ * flag (ext4, f2fs, tmpfs)?  ext4 without casefold does not.  sgr_fold_force
+ * (tests only) names a directory below which every one folds. */
+static int dir_folds(const char *d)
+{
+    size_t fl = sgr_fold_force ? strlen(sgr_fold_force) : 0;
+    if (fl && strncmp(d, sgr_fold_force, fl) == 0 && (d[fl] == '\0' || d[fl] == '/'))
+        return 1;
+    struct statfs sf;
+    if (statfs(d, &sf) != 0)
+        return 0;
+    switch ((uint32_t)sf.f_type) {
+    case 0x4d44u: case 0x2011BAB0u: case 0x5346544eu: case 0x7366746eu: case 0x482bu: case 0x4244u:
+    case 0xFF534D42u: case 0xFE534D42u: case 0x517Bu:
+        return 1;                           /* msdos/vfat, exfat, ntfs, ntfs3, hfs+, hfs, cifs, smb2, smb */
+    case 0xEF53u: case 0xF2F52010u: case 0x01021994u: {
+        int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            return 0;
+        int flags = 0;
+        int r = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & 0x40000000);  /* FS_CASEFOLD_FL */
+        close(fd);
+        return r;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Is path p[0..n) on a case-folding directory (folds: dir_folds of the deepest
+ * existing directory above it)?  Asked only for a path with an upper-case letter,
+ * whose lower-case spelling is what sets name (~/.SSH/ID_RSA).  Answers are kept
+ * while the path cache's epoch stands (pathcache.h). */
+static int has_upper(const char *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i] >= 'A' && s[i] <= 'Z')
+            return 1;
+    return 0;
+}
+
+/* dir_folds of the deepest existing directory at (self) or above p[0..n). */
+static int folds_at(sgr_ctx *c, const char *p, uint32_t n, int self)
+{
+    if (n >= 256 || p[0] != '/')
+        return 0;
+    char d[256];
+    uint32_t dl = n;
+    memcpy(d, p, n);
+    d[n] = '\0';
+    for (int first = 1;; first = 0) {
+        if (!(first && self)) {
+            while (dl > 1 && d[dl - 1] != '/')
+                dl--;
+            dl = dl > 1 ? dl - 1 : 1;
+            d[dl] = '\0';
+        }
+        size_t ll;
+        if (dl == 1 || sgr_pc_lstat(c->pc, d, NULL, 0, &ll) == SGR_PC_DIR)
+            break;
+    }
+    uint64_t e = sgr_fold_force ? 0 : sgr_pc_epoch(c->pc);   /* (a test's answers are not kept) */
+    for (int i = 0; i < 4 && e; i++)
+        if (c->fold_memo[i].epoch == e && c->fold_memo[i].len == dl && memcmp(c->fold_memo[i].dir, d, dl) == 0)
+            return c->fold_memo[i].fold;
+    int f = dir_folds(d);
+    if (e && sgr_pc_epoch(c->pc) == e) {
+        uint32_t k = c->fold_next++ & 3;
+        memcpy(c->fold_memo[k].dir, d, dl + 1);
+        c->fold_memo[k].len = dl;
+        c->fold_memo[k].epoch = e;
+        c->fold_memo[k].fold = f;
+    }
+    return f;
+}
+
+static int folds(sgr_ctx *c, const char *p, uint32_t n)
+{
+    return has_upper(p, n) && folds_at(c, p, n, 0);
+}
+
+/* The letters of pattern p (a class for each) as a folding directory reads them. */
+static int fold_pattern(sgr_ctx *c, sgr_ppat *p)
+{
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        uint32_t k = p->el[i] & 0xff, b = p->el[i] >> 8;
+        nc += (k == SGR_PP_LIT && ((b | 32) >= 'a' && (b | 32) <= 'z')) || k == SGR_PP_CLASS;
+    }
+    if (!nc)
+        return 0;
+    uint64_t (*cls)[4] = sg_arena_alloc(&c->arena, sizeof *cls * nc);
+    uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * p->n);
+    if (!cls || !el)
+        return -1;
+    uint32_t k2 = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        uint32_t k = p->el[i] & 0xff, b = p->el[i] >> 8;
+        el[i] = p->el[i];
+        if (k == SGR_PP_LIT && ((b | 32) >= 'a' && (b | 32) <= 'z')) {
+            memset(cls[k2], 0, sizeof cls[k2]);
+            cls[k2][(b | 32) >> 6] |= (uint64_t)1 << ((b | 32) & 63);
+            cls[k2][(b & ~32u) >> 6] |= (uint64_t)1 << ((b & ~32u) & 63);
+            el[i] = SGR_PP_CLASS | k2++ << 8;
+        } else if (k == SGR_PP_CLASS) {
+            memcpy(cls[k2], p->cls[b], sizeof cls[k2]);
+            for (uint32_t x = 'a'; x <= 'z'; x++)
+                if ((cls[k2][x >> 6] >> (x & 63) & 1) || (cls[k2][(x - 32) >> 6] >> ((x - 32) & 63) & 1)) {
+                    cls[k2][x >> 6] |= (uint64_t)1 << (x & 63);
+                    cls[k2][(x - 32) >> 6] |= (uint64_t)1 << ((x - 32) & 63);
+                }
+            el[i] = SGR_PP_CLASS | k2++ << 8;
+        }
+    }
+    p->el = el;
+    p->cls = (const uint64_t (*)[4])cls;
+    return 0;
+}
+
 /* Append resolved path r[0..rl) to nm (in_cwd: known to be the cwd, '/' and more);
  * judged against the roots when judge. */
 static int push_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uint32_t rl, int in_cwd, int judge)
@@ -1681,6 +1819,26 @@ static int push_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uin
     nm->pin[nm->npaths] = in_cwd ? PIN_CWD : 0;
     nm->ppat[nm->npaths] = NULL;
     nm->npaths++;
+    if (folds(c, r, rl)) {
+        /* on a case-folding directory ~/.SSH/ID_RSA is ~/.ssh/id_rsa: the path
+         * as a pattern whose letters match either case */
+        sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
+        uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (rl + 1));
+        if (!pp || !el || path_room(c, nm, cap) < 0)
+            return -1;
+        for (uint32_t i = 0; i < rl; i++)
+            el[i] = SGR_PP_LIT | (uint32_t)(unsigned char)r[i] << 8;
+        pp->el = el;
+        pp->n = rl;
+        pp->cls = NULL;
+        if (fold_pattern(c, pp) < 0)
+            return -1;
+        nm->paths[nm->npaths].s = r;
+        nm->paths[nm->npaths].len = rl;
+        nm->pin[nm->npaths] = 0;
+        nm->ppat[nm->npaths++] = pp;
+        nm->npats++;
+    }
     if (judge) {
         int in = 0;
         for (uint32_t i = 0; i < c->nroots && !in; i++)

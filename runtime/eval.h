@@ -120,6 +120,10 @@ const char *sgr_decision_name(uint32_t d);
  * they take at most this many entries in all (else it merges them per segment);
  * tests lower it to compare the two ways.  Read by sgr_ctx_new. */
 extern size_t sgr_walk_max;
+/* Tests only (NULL otherwise): a directory below which every directory is taken
+ * for a case-folding one, as a FAT or casefold directory is (there is no such
+ * filesystem to mount in a test).  Read by every evaluation. */
+extern const char *sgr_fold_force;
 /* The id of rule r as results and logs print it: "pack:label", or "default",
  * "dynamic", "no-command" for the SGR_RULE_* values ("unknown" out of range). */
 const char *sgr_rule_name(const sgr_table *t, int32_t r);
