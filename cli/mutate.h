@@ -2,12 +2,14 @@
  *
  * Each transformation rewrites one command line into another that bash runs the
  * same way: the same programs with the same argv, in the same order, with the same
- * redirections.  They work on the spans sgr_sh_parse reports, so a word is rewritten
+ * redirections -- except the path-* ones, which give a path operand another
+ * spelling of the same file (the same argv once each path is resolved; path-glob
+ * only for a path that exists, the one thing here that looks at the filesystem).  They work on the spans sgr_sh_parse reports, so a word is rewritten
  * only where its value is fully known (no $var, $(...), globs, braces, ~).
  *
  * Ownership: sgm_apply hands back one sg_malloc'd string; sgm_variants fills a list
- * whose strings the caller releases with sgm_list_free.  Nothing here prints, reads
- * the filesystem or runs a command. */
+ * whose strings the caller releases with sgm_list_free.  Nothing here prints or runs
+ * a command. */
 #ifndef SGM_MUTATE_H
 #define SGM_MUTATE_H
 #include <stddef.h>
@@ -39,7 +41,13 @@
     X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox") \
     X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
     X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
-    X(IFS,          "ifs",          "${IFS} instead of the blank between two words")
+    X(IFS,          "ifs",          "${IFS} instead of the blank between two words") \
+    X(PATH_SLASH,   "path-slash",   "a path operand with a doubled slash: //etc/x, /etc//x") \
+    X(PATH_DOT,     "path-dot",     "a path operand with /./ inside, or x/ and x/. for a directory") \
+    X(PATH_UP,      "path-up",      "a path operand from /usr/../, /dev/fd/../../../ or /proc/self/root/") \
+    X(PATH_GLOB,    "path-glob",    "a path operand as a glob that matches only it: /e[t]c/x (existing paths)") \
+    X(PATH_BRACE,   "path-brace",   "a path operand as a brace expansion of one word: {/etc/x,}") \
+    X(PATH_EXPAND,  "path-expand",  "a path operand built at run time: /etc/sha$(printf d)ow, \"$HOME\"/x for ~/x")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,

@@ -698,8 +698,11 @@ struct sg_ref {
      * for a symlink) / mtb[i] (resolved from the cwd), NULL: written */
     char **mk, **mta, **mtb;
     uint32_t *mkseg, nmk, capmk;
-    int mk_mode, mk_used, mk_depth;
+    uint8_t *mkglob;                /* mta[i] is a glob, read as a pattern */
+    rpat **mkpat;                   /* mk[i] is a glob name (ln -s /e*c -t d), or NULL */
+    int mk_mode, mk_used, mk_depth, mk_glob;
     uint32_t mk_seg;
+    const char *cur_cwds;           /* the place block of the segment being resolved */
     uint32_t npaths, cappaths;
     int outside;
     int32_t paths_of;               /* the segment paths[] belongs to, -1 none */
@@ -758,11 +761,16 @@ void sg_ref_free(sg_ref *ref)
         sg_free(ref->mk[i]);
         sg_free(ref->mta[i]);
         sg_free(ref->mtb[i]);
+        if (ref->mkpat[i])
+            sg_free(ref->mkpat[i]->p);
+        sg_free(ref->mkpat[i]);
     }
+    sg_free(ref->mkpat);
     sg_free(ref->mk);
     sg_free(ref->mta);
     sg_free(ref->mtb);
     sg_free(ref->mkseg);
+    sg_free(ref->mkglob);
     sg_free(ref->rfirst);
     sg_free(ref->rcount);
     sg_free(ref->segd);
@@ -1258,6 +1266,8 @@ static int made_before(const sgr_cmdline *cl, uint32_t a, uint32_t b)
     return up_a[i] < up_b[j];
 }
 
+static int rpat_is(const struct rpat *pt, const char *w);
+
 /* Resolve w against base (absolute; "/" for an absolute w) into a fresh string: '.', '..' and empty
  * components folded; while the prefix exists, symlinks are followed through
  * realpath(3); from the first missing component on, the rest is lexical.  Names
@@ -1381,8 +1391,18 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, co
             /* a link or copy an earlier segment makes here: read through it */
             const char *tgt = NULL;
             for (uint32_t k = 0; k < ref->nmk && !tgt; k++)
-                if (ref->mta[k] && strcmp(ref->mk[k], p) == 0 && made_before(&ref->r->cl, ref->mkseg[k], ref->mk_seg))
+                if (ref->mta[k] && (ref->mkpat[k] ? rpat_is(ref->mkpat[k], p) : strcmp(ref->mk[k], p) == 0)
+                    && made_before(&ref->r->cl, ref->mkseg[k], ref->mk_seg)) {
                     tgt = ref->mk_mode == 2 && ref->mtb[k] ? ref->mtb[k] : ref->mta[k];
+                    ref->mk_glob |= ref->mkglob[k];
+                }
+            if (tgt && !tgt[0]) {
+                ref->mk_used = 1;        /* made to some place: the rest is below it */
+                lost = missing = 1;
+                strcpy(p, "/");
+                n = 1;
+                continue;
+            }
             if (tgt && ref->mk_depth < 40) {
                 char dir[PATH_MAX + 2], rest_w[2 * PATH_MAX + 2];
                 snprintf(dir, sizeof dir, "%s", p);
@@ -1561,6 +1581,8 @@ static int is_write_kind(const sgr_redir *rd);
 
 static void rp_put(rpat *pt, int kind, unsigned char byte, const uint64_t *cls);
 static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost);
+static int ref_patterns(sg_ref *ref, const char *cwds, const char *root, const char *w, size_t wl,
+                        uint32_t flags);
 
 /* Does directory d fold case (docs/language.md "Case-folding")?  By the
  * filesystem's type, or the casefold flag on ext4, f2fs and tmpfs; below
@@ -1687,13 +1709,37 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     /* through what earlier segments of the line make, too */
     for (int mode = 1; mode <= 2 && ref->nmk; mode++) {
         ref->mk_mode = mode;
-        ref->mk_used = 0;
+        ref->mk_used = ref->mk_glob = 0;
         int u2 = 0;
         char *r2 = resolve(ref, base, w, wl, cwd, &u2);
         ref->mk_mode = 0;
         if (!r2)
             return -1;
-        if (ref->mk_used && !u2 && strcmp(r2, r) != 0) {
+        if (ref->mk_used && ref->mk_glob && !u2) {
+            /* through a link made to a glob: the patterns of what it leads to */
+            int rc = ref_patterns(ref, ref->cur_cwds, root, r2, strlen(r2), SGR_W_GLOB);
+            sg_free(r2);
+            if (rc < 0)
+                return -1;
+            continue;
+        }
+        if (ref->mk_used && u2) {
+            rpat *pt = sg_calloc(1, sizeof *pt);
+            if (pt)
+                pt->p = sg_calloc(strlen(r2) + 2, sizeof *pt->p);
+            if (!pt || !pt->p) {
+                sg_free(pt);
+                sg_free(r2);
+                return -1;
+            }
+            rp_put(pt, RP_DIRS, 0, NULL);
+            if (strcmp(r2, "/") != 0)
+                for (const char *c = r2; *c; c++)
+                    rp_put(pt, RP_LIT, (unsigned char)*c, NULL);
+            sg_free(r2);
+            if (add_pat(ref, root, pt, w, wl, 1) < 0)
+                return -1;
+        } else if (ref->mk_used && strcmp(r2, r) != 0) {
             if (add_plain(ref, root, r2, 0) < 0)
                 return -1;
         } else {
@@ -1955,6 +2001,91 @@ static void rp_put(rpat *pt, int kind, unsigned char byte, const uint64_t *cls)
     }
 }
 
+/* A name /proc and /dev resolve by its meaning (docs/language.md "path outside
+ * workspace"), as the tokens t[k, e) spell it? */
+static int ref_magic(const rtok *t, size_t k, size_t e)
+{
+    char b[16];
+    if (e - k >= sizeof b)
+        return 0;
+    for (size_t j = k; j < e; j++) {
+        if (t[j].kind != RT_BYTE)
+            return 0;
+        b[j - k] = (char)t[j].byte;
+    }
+    b[e - k] = '\0';
+    if (b[0] && strspn(b, "0123456789") == strlen(b))
+        return 1;
+    static const char *const names[] = { "self", "thread-self", "root", "cwd", "fd", "task", "stdin", "stdout",
+                                         "stderr" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(b, names[i]))
+            return 1;
+    return 0;
+}
+
+/* Can pattern pt produce a string that starts with dir followed by '/'?  A walk
+ * of the pattern's pieces over dir's bytes (sets of positions). */
+static int rpat_leads(const rpat *pt, const char *dir)
+{
+    size_t n = pt->n, dl = strlen(dir);
+    uint8_t *cur = sg_calloc(n + 1, 1), *nxt = sg_calloc(n + 1, 1);
+    int ok = 0;
+    if (!cur || !nxt)
+        goto out;
+    cur[0] = 1;
+    for (size_t at = 0;; at++) {
+        for (size_t i = 0; i < n; i++)
+            if (cur[i] && pt->p[i].loop)
+                cur[i + 1] = 1;
+        if (at == dl)
+            break;
+        unsigned b = (unsigned char)dir[at];
+        int start = at == 0 || dir[at - 1] == '/';
+        memset(nxt, 0, n + 1);
+        for (size_t i = 0; i < n; i++)
+            if (cur[i] && bs_has(pt->p[i].set, b) && !(pt->p[i].glob && b == '.' && start))
+                nxt[pt->p[i].loop ? i : i + 1] = 1;
+        memcpy(cur, nxt, n + 1);
+    }
+    for (size_t i = 0; i < n && !ok; i++)
+        ok = cur[i] && bs_has(pt->p[i].set, '/');
+    ok |= cur[n];
+out:
+    sg_free(cur);
+    sg_free(nxt);
+    return ok;
+}
+
+/* Is w one of the strings pattern pt makes (whole)? */
+static int rpat_is(const rpat *pt, const char *w)
+{
+    size_t n = pt->n, wl = strlen(w);
+    uint8_t *cur = sg_calloc(n + 1, 1), *nxt = sg_calloc(n + 1, 1);
+    int ok = 0;
+    if (cur && nxt) {
+        cur[0] = 1;
+        for (size_t at = 0;; at++) {
+            for (size_t i = 0; i < n; i++)
+                if (cur[i] && pt->p[i].loop)
+                    cur[i + 1] = 1;
+            if (at == wl)
+                break;
+            unsigned b = (unsigned char)w[at];
+            int start = at == 0 || w[at - 1] == '/';
+            memset(nxt, 0, n + 1);
+            for (size_t i = 0; i < n; i++)
+                if (cur[i] && bs_has(pt->p[i].set, b) && !(pt->p[i].glob && b == '.' && start))
+                    nxt[pt->p[i].loop ? i : i + 1] = 1;
+            memcpy(cur, nxt, n + 1);
+        }
+        ok = cur[n];
+    }
+    sg_free(cur);
+    sg_free(nxt);
+    return ok;
+}
+
 /* Add pattern pt (owned now) as a path: counted outside when lost. */
 static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost)
 {
@@ -1990,6 +2121,7 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
     int lost = dirs;
     int absolute_word = (n && tk_is(&t[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
     char pre_for_fold[PATH_MAX + 2] = "";
+    size_t magic_after = 0;
     size_t fixed = from;
     if (dirs) {
         rp_put(pt, RP_DIRS, 0, NULL);
@@ -2062,6 +2194,8 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
             has_byte |= t[j].kind == RT_BYTE;
             all_bytes &= t[j].kind == RT_BYTE;
         }
+        if (!all_bytes || ref_magic(t, k, e))
+            magic_after = e;
         if (all_bytes && e == k + 1 && t[k].byte == '.') {
             k = e;
             continue;
@@ -2110,7 +2244,44 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
     if (pre_for_fold[0] && (has_upper_ref(pre_for_fold, strlen(pre_for_fold)) || has_upper_ref(w, wl))
         && ref_fold_at(pre_for_fold, 1))
         rp_fold(pt);
-    return add_pat(ref, root, pt, w, wl, lost);
+    /* a wildcard under /proc or /dev: the literal rest is also below some place */
+    int magic = !mode && magic_after > fixed && (rpat_leads(pt, "/proc") || rpat_leads(pt, "/dev"));
+    if (add_pat(ref, root, pt, w, wl, lost) < 0)
+        return -1;
+    if (!magic)
+        return 0;
+    rpat *q = sg_calloc(1, sizeof *q);
+    if (q)
+        q->p = sg_calloc(n + 2, sizeof *q->p);
+    if (!q || !q->p) {
+        sg_free(q);
+        return -1;
+    }
+    rp_put(q, RP_DIRS, 0, NULL);
+    for (size_t k = magic_after; k < n;) {
+        if (tk_is(&t[k], '/')) {
+            k++;
+            continue;
+        }
+        size_t e = k;
+        while (e < n && !tk_is(&t[e], '/'))
+            e++;
+        if (e == k + 1 && tk_is(&t[k], '.')) {
+            k = e;
+            continue;
+        }
+        if (e == k + 2 && tk_is(&t[k], '.') && tk_is(&t[k + 1], '.')) {
+            q->n = 0;
+            rp_put(q, RP_DIRS, 0, NULL);
+            k = e;
+            continue;
+        }
+        rp_put(q, RP_LIT, '/', NULL);
+        for (size_t j = k; j < e; j++)
+            rp_put(q, RP_LIT, t[j].byte, NULL);
+        k = e;
+    }
+    return add_pat(ref, root, q, w, wl, 1);
 }
 
 /* The patterns of word w (one brace alternative): none for a word whose bytes
@@ -2131,6 +2302,9 @@ static int ref_patterns(sg_ref *ref, const char *cwds, const char *root, const c
     int says = tilde;
     for (size_t k = 0; k < n; k++)
         says |= t[k].kind != RT_EXP && !tk_is(&t[k], '/') && !tk_is(&t[k], '.');
+    if (!(n && tk_is(&t[0], '/')) && !tilde && cwds[0] == 'U')
+        for (size_t k = 0; k < n; k++)
+            says |= t[k].kind != RT_EXP;     /* under some directory: `.` too */
     if (!says)
         goto done;
     const char *last = NULL;
@@ -2177,6 +2351,7 @@ static int seg_paths(sg_ref *ref, uint32_t si)
     ref->outside = 0;
     ref->paths_of = (int32_t)si;
     ref->mk_seg = si;
+    ref->cur_cwds = ref->cwd[si];
     const sgr_segment *s = &ref->r->cl.seg[si];
     const sgr_norm *nm = &ref->r->norm[si];
     const char *cwd = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
@@ -2201,6 +2376,7 @@ static int seg_paths(sg_ref *ref, uint32_t si)
             return -1;
         ref->caprd = s->nredirs;
     }
+    char *tw_own = NULL;                 /* a brace-expanded target's word */
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *rd = &s->redirs[i];
         const sgr_word *t = &rd->target;
@@ -2210,6 +2386,29 @@ static int seg_paths(sg_ref *ref, uint32_t si)
             continue;
         if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))
             continue;
+        sgr_word tw = *t;
+        sg_free(tw_own);
+        tw_own = NULL;
+        if (tw.flags & SGR_W_BRACE) {
+            /* a redirection's target is brace-expanded: one word is the file */
+            sg_arena ar;
+            sg_arena_init(&ar, 0);
+            const char *ws[2];
+            uint32_t wl[2];
+            int nb = sgr_sx_braces(&ar, tw.text, tw.len, ws, wl, 2);
+            if (nb == 1) {
+                tw_own = sg_strndup(ws[0], wl[0]);
+                if (tw_own) {
+                    tw.text = tw_own;
+                    tw.len = wl[0];
+                    tw.flags &= ~(uint32_t)SGR_W_BRACE;
+                }
+            }
+            sg_arena_free(&ar);
+            if (nb == -2 || (nb == 1 && !tw_own))
+                return -1;
+        }
+        t = &tw;
         int fd = ref_stream(t->text, t->len);
         if (fd != -1) {
             /* a stream: what a write to it writes (ref_stream_write) */
@@ -2225,10 +2424,14 @@ static int seg_paths(sg_ref *ref, uint32_t si)
             }
             continue;
         }
-        if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0)
+        if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0) {
+            sg_free(tw_own);
             return -1;
+        }
         ref->rcount[i] = ref->npaths - ref->rfirst[i];
     }
+    sg_free(tw_own);
+    tw_own = NULL;
     for (uint32_t i = 0; i < s->nassigns; i++) {
         const char *a = s->assigns[i].text, *end = a + s->assigns[i].len;
         const char *eq = memchr(a, '=', s->assigns[i].len);
@@ -2607,6 +2810,9 @@ static int dl_from_block(dirlist *l, const char *b)
     return 0;
 }
 
+static int ref_cd_word(sg_ref *ref, const dirlist *from, dirlist *tgt, const char *text, size_t len, uint32_t flags,
+                       int pushd);
+
 /* cd/pushd/popd of segment si run from the places in `from`: 0 no change, 1 known
  * targets in tgt, 2 somewhere only known at run time, -1 OOM. */
 static int ref_cd(sg_ref *ref, uint32_t si, const dirlist *from, dirlist *tgt)
@@ -2635,8 +2841,39 @@ static int ref_cd(sg_ref *ref, uint32_t si, const dirlist *from, dirlist *tgt)
         dl_add(tgt, h);
         return tgt->unknown ? 2 : 1;
     }
-    const sgr_word *w = &s->argv[i];
-    if ((w->flags & SGR_W_UNKNOWN) || strcmp(w->text, "-") == 0 || (pushd && (w->text[0] == '+' || w->text[0] == '-')))
+    sgr_word one = s->argv[i];
+    const sgr_word *w = &one;
+    sg_arena ar;
+    sg_arena_init(&ar, 0);
+    if (w->flags & SGR_W_BRACE) {
+        /* cd {/,} goes to the one word the braces make; more words: cd fails */
+        const char *ws[2];
+        uint32_t wl[2];
+        int nb = sgr_sx_braces(&ar, w->text, w->len, ws, wl, 2);
+        char *cp = nb == 1 ? sg_strndup(ws[0], wl[0]) : NULL;
+        sg_arena_free(&ar);
+        if (nb == -2 || (nb == 1 && !cp))
+            return -1;
+        if (nb != 0 && nb != 1)
+            return 2;
+        if (nb == 1) {
+            int rc = ref_cd_word(ref, from, tgt, cp, wl[0], w->flags & ~(uint32_t)SGR_W_BRACE, pushd);
+            sg_free(cp);
+            return rc;
+        }
+    }
+    sg_arena_free(&ar);
+    return ref_cd_word(ref, from, tgt, w->text, w->len, w->flags, pushd);
+}
+
+/* ref_cd for the target word text[0..len) with flags. */
+static int ref_cd_word(sg_ref *ref, const dirlist *from, dirlist *tgt, const char *text, size_t len, uint32_t flags,
+                       int pushd)
+{
+    sgr_word one = { text, (uint32_t)len, flags, { 0, 0 } };
+    const sgr_word *w = &one;
+    if ((w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || strcmp(w->text, "-") == 0
+        || (pushd && (w->text[0] == '+' || w->text[0] == '-')))
         return 2;
     int tilde = (w->flags & SGR_W_TILDE) && w->text[0] == '~';
     if (tilde && w->len > 1 && w->text[1] != '/')
@@ -2754,7 +2991,13 @@ static int mk_put(sg_ref *ref, uint32_t seg, char *name, char *ta, char *tb)
         uint32_t *d = sg_realloc(ref->mkseg, sizeof *d * nc);
         if (d)
             ref->mkseg = d;
-        if (!a || !b || !c || !d) {
+        uint8_t *g = sg_realloc(ref->mkglob, nc);
+        if (g)
+            ref->mkglob = g;
+        rpat **pp = sg_realloc(ref->mkpat, sizeof *pp * nc);
+        if (pp)
+            ref->mkpat = pp;
+        if (!a || !b || !c || !d || !g || !pp) {
             sg_free(name);
             sg_free(ta);
             sg_free(tb);
@@ -2765,6 +3008,8 @@ static int mk_put(sg_ref *ref, uint32_t seg, char *name, char *ta, char *tb)
     ref->mk[ref->nmk] = name;
     ref->mta[ref->nmk] = ta;
     ref->mtb[ref->nmk] = tb;
+    ref->mkglob[ref->nmk] = 0;
+    ref->mkpat[ref->nmk] = NULL;
     ref->mkseg[ref->nmk++] = seg;
     return 0;
 }
@@ -2777,6 +3022,9 @@ static int ref_made(sg_ref *ref)
         sg_free(ref->mk[i]);
         sg_free(ref->mta[i]);
         sg_free(ref->mtb[i]);
+        if (ref->mkpat[i])
+            sg_free(ref->mkpat[i]->p);
+        sg_free(ref->mkpat[i]);
     }
     ref->nmk = 0;
     const sgr_result *r = ref->r;
@@ -2801,7 +3049,62 @@ static int ref_made(sg_ref *ref)
                 return -1;
             char *ta = NULL, *tb = NULL;
             int skip = unknown;
-            if (!skip && m->src.s) {
+            int globsrc = m->src.s && (m->src_flags & SGR_W_GLOB) && !(m->src_flags & (SGR_W_UNKNOWN | SGR_W_BRACE));
+            int lostsrc = m->src.s && !globsrc && (m->src_flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE));
+            rpat *npat = NULL;
+            if (globsrc && !skip && m->under) {
+                /* the name under the directory is the glob's last part: a glob too */
+                size_t sl = m->src.len;
+                while (sl > 1 && m->src.s[sl - 1] == '/')
+                    sl--;
+                const char *base = m->src.s + sl;
+                while (base > m->src.s && base[-1] != '/')
+                    base--;
+                size_t bl = (size_t)(m->src.s + sl - base), nl = strlen(name);
+                char *j = sg_malloc(nl + bl + 2);
+                if (!j) {
+                    sg_free(name);
+                    return -1;
+                }
+                snprintf(j, nl + bl + 2, "%s%s%.*s", name, strcmp(name, "/") ? "/" : "", (int)bl, base);
+                sg_free(name);
+                name = j;
+                rtok *tk;
+                size_t nt;
+                if (ref_tokens(ref, j, strlen(j), SGR_W_GLOB, &tk, &nt) < 0) {
+                    sg_free(name);
+                    return -1;
+                }
+                npat = sg_calloc(1, sizeof *npat);
+                if (npat)
+                    npat->p = sg_calloc(nt + 1, sizeof *npat->p);
+                if (!npat || !npat->p) {
+                    sg_free(npat);
+                    sg_free(tk);
+                    sg_free(name);
+                    return -1;
+                }
+                for (size_t k = 0; k < nt; k++)
+                    rp_put(npat, tk[k].kind == RT_STAR ? RP_STAR : tk[k].kind == RT_ONE ? RP_ONE
+                                 : tk[k].kind == RT_CLASS ? RP_CLASS : RP_LIT, tk[k].byte, tk[k].set);
+                sg_free(tk);
+            }
+            if (globsrc) {
+                /* a link to what the glob matches: its text, read as a glob */
+                ta = skip ? NULL : sg_strndup(m->src.s, m->src.len);
+                if (!skip && !ta) {
+                    sg_free(name);
+                    return -1;
+                }
+            } else if (lostsrc) {
+                /* a link to a place known only at run time: "" marks it */
+                skip |= m->under;
+                ta = skip ? NULL : sg_strndup("", 0);
+                if (!skip && !ta) {
+                    sg_free(name);
+                    return -1;
+                }
+            } else if (!skip && m->src.s) {
                 size_t sl = m->src.len;
                 while (sl > 1 && m->src.s[sl - 1] == '/')
                     sl--;
@@ -2854,7 +3157,18 @@ static int ref_made(sg_ref *ref)
                 sg_free(ta);
                 sg_free(tb);
             } else if (mk_put(ref, m->seg, name, ta, tb) < 0) {
+                if (npat)
+                    sg_free(npat->p);
+                sg_free(npat);
                 return -1;
+            } else {
+                ref->mkglob[ref->nmk - 1] = (uint8_t)globsrc;
+                ref->mkpat[ref->nmk - 1] = npat;
+                npat = NULL;
+            }
+            if (npat) {
+                sg_free(npat->p);
+                sg_free(npat);
             }
             if (tilde || w[0] == '/')
                 break;

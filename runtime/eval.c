@@ -68,6 +68,12 @@ typedef struct sgr_mkres {
     const char *ta, *tb;                /* a copy or link: its source as a symlink reads
                                          * it, and resolved from the cwd; NULL: written */
     uint32_t tal, tbl;
+    int lost;                           /* a link to a place known only at run time
+                                         * (ln -s "$D" x) */
+    int glob;                           /* a link to what a glob matches (ln -s /e*c x):
+                                         * ta is the glob, read as a pattern */
+    const struct sgr_ppat *npat;        /* the name is a pattern too (ln -s /e*c -t d:
+                                         * d/e*c), NULL: the name itself */
 } sgr_mkres;
 
 static int build_tmpls(sgr_ctx *c);
@@ -121,7 +127,7 @@ struct sgr_ctx {
     /* folds(): the last answers, valid while the path cache's epoch is theirs */
     struct { char dir[256]; uint32_t len; uint64_t epoch; int fold; } fold_memo[4];
     uint32_t fold_next;
-    int mk_mode, mk_used;
+    int mk_mode, mk_used, mk_glob;
     uint32_t mk_seg;
     int funcdefs;                       /* the line defines a shell function: a program
                                          * name may be one, so nothing is text */
@@ -728,7 +734,13 @@ static const char *made_link(sgr_ctx *c, const char *p, size_t n, size_t *len)
 {
     for (uint32_t i = c->nmk; i-- > 0;) {
         const sgr_mkres *m = &c->mk[i];
-        if (m->ta && m->nl == n && memcmp(m->name, p, n) == 0 && runs_before(&c->res.cl, m->seg, c->mk_seg)) {
+        int named = m->npat ? sgr_pp_word(m->npat, p, n, 0) : m->nl == n && memcmp(m->name, p, n) == 0;
+        if (m->ta && named && runs_before(&c->res.cl, m->seg, c->mk_seg)) {
+            if (m->lost) {
+                *len = 0;
+                return "";                  /* some place: the walk's "lost" */
+            }
+            c->mk_glob |= m->glob;
             int b = c->mk_mode == 2 && m->tb;
             *len = b ? m->tbl : m->tal;
             return b ? m->tb : m->ta;
@@ -939,6 +951,14 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         size_t ll = 0;
         sgr_pc_kind kind;
         const char *made = c->mk_mode && !lost ? made_link(c, p, n, &ll) : NULL;
+        if (made && ll == 0) {
+            /* a link made to a place known only at run time: the rest is below it */
+            c->mk_used = 1;
+            lost = missing = 1;
+            n = 1;
+            p[1] = '\0';
+            continue;
+        }
         if (made && ll < sizeof link) {
             /* made earlier on the line: read through as the link or copy it is */
             memcpy(link, made, ll);
@@ -1121,6 +1141,7 @@ static int stream_write(const sgr_segment *s, const sgr_redir *r, int fd, const 
 
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd);
+static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags);
 static int is_write(const sgr_segment *s, const sgr_redir *r);
 
 /* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
@@ -1344,6 +1365,10 @@ static inline int tok_lit(uint32_t tk, char ch)
     return tk == (SGR_PP_LIT | (uint32_t)(unsigned char)ch << 8);
 }
 
+static int magic_name(const ptoks *t, uint32_t k, uint32_t e);
+static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *t, uint32_t from, const char *w,
+                          uint32_t wl);
+
 /* One pattern of word w (tokens t, classes in cls) from token first on: resolved
  * from base ("/" for an absolute word, else a cwd; NULL: a directory known only
  * at run time) with place the directory the segment runs in (/proc/self/cwd), or
@@ -1418,6 +1443,7 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
             pat_add(&b, SGR_PP_LIT | (uint32_t)(unsigned char)pre[i] << 8);
     }
     int lost = !base || unk || opaque;      /* counts as outside */
+    uint32_t magic_after = fixed;           /* past the last wildcard or /proc, /dev name */
     int relword_absolute = (nt && tok_lit(t->tk[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
     /* the rest, component by component, as written */
     for (uint32_t k = fixed; k < nt;) {
@@ -1433,6 +1459,8 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
             lit |= (t->tk[j] & 0xff) == SGR_PP_LIT;
             plain &= (t->tk[j] & 0xff) == SGR_PP_LIT;
         }
+        if (!plain || magic_name(t, k, e))
+            magic_after = e;
         if (plain && e - k == 1 && tok_lit(t->tk[k], '.')) {
             k = e;
             continue;
@@ -1505,6 +1533,11 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     /* on a case-folding directory: the fixed part's, at or above it */
     if (pre && (has_upper(pre, pl) || has_upper(w, wl)) && folds_at(c, pre, pl, 1) && fold_pattern(c, pp) < 0)
         return -1;
+    /* a wildcard under /proc or /dev may match a name that leads anywhere
+     * (/proc/self/roo[t]/etc/shadow): what follows it is also below some place */
+    if (!mode && magic_after > fixed && (sgr_pp_word(pp, "/proc", 5, 1) || sgr_pp_word(pp, "/dev", 4, 1))
+        && add_below_some(c, nm, cap, t, magic_after, w, wl) < 0)
+        return -1;
     nm->paths[nm->npaths].s = disp;
     nm->paths[nm->npaths].len = n;
     nm->pin[nm->npaths] = 0;
@@ -1513,6 +1546,73 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     nm->npats++;
     if (lost)
         mark_unknown(nm, disp, n);          /* anywhere: outside */
+    return 0;
+}
+
+/* Is component t[k, e) (all literal bytes) a name /proc or /dev resolve by what it
+ * means: self, thread-self, root, cwd, fd, task, stdin, stdout, stderr, a number? */
+static int magic_name(const ptoks *t, uint32_t k, uint32_t e)
+{
+    static const char *const names[] = { "self", "thread-self", "root", "cwd", "fd", "task", "stdin", "stdout",
+                                         "stderr", NULL };
+    char b[16];
+    uint32_t n = e - k, digits = n > 0;
+    if (n >= sizeof b)
+        return 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if ((t->tk[k + j] & 0xff) != SGR_PP_LIT)
+            return 0;
+        b[j] = (char)(t->tk[k + j] >> 8);
+        digits &= b[j] >= '0' && b[j] <= '9';
+    }
+    b[n] = '\0';
+    for (const char *const *x = names; *x && !digits; x++)
+        digits = strcmp(b, *x) == 0;
+    return (int)digits;
+}
+
+/* The literal components of t from token from on, below some place (DIRS): one
+ * more pattern, outside. */
+static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *t, uint32_t from, const char *w,
+                          uint32_t wl)
+{
+    uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (t->n - from + 2));
+    sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
+    if (!el || !pp || path_room(c, nm, cap) < 0)
+        return -1;
+    uint32_t n = 0;
+    el[n++] = SGR_PP_DIRS;
+    for (uint32_t k = from; k < t->n;) {
+        if (tok_lit(t->tk[k], '/')) {
+            k++;
+            continue;
+        }
+        uint32_t e = k;
+        while (e < t->n && !tok_lit(t->tk[e], '/'))
+            e++;
+        if (e - k == 1 && tok_lit(t->tk[k], '.')) {
+            k = e;
+            continue;
+        }
+        if (e - k == 2 && tok_lit(t->tk[k], '.') && tok_lit(t->tk[k + 1], '.')) {
+            n = 1;
+            k = e;
+            continue;
+        }
+        el[n++] = SGR_PP_LIT | '/' << 8;
+        for (uint32_t j = k; j < e; j++)
+            el[n++] = t->tk[j];
+        k = e;
+    }
+    pp->el = el;
+    pp->n = n;
+    pp->cls = NULL;
+    nm->paths[nm->npaths].s = w;
+    nm->paths[nm->npaths].len = wl;
+    nm->pin[nm->npaths] = 0;
+    nm->ppat[nm->npaths++] = pp;
+    nm->npats++;
+    mark_unknown(nm, w, wl);
     return 0;
 }
 
@@ -1547,6 +1647,10 @@ static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     int informative = tilde;
     for (uint32_t k = 0; k < t.n && !informative; k++)
         informative = t.tk[k] != PAT_EXP && !tok_lit(t.tk[k], '/') && !tok_lit(t.tk[k], '.');
+    int absolute0 = (t.n && tok_lit(t.tk[0], '/')) || tilde, some_place = !absolute0 && nm->cwd_unknown;
+    if (some_place)
+        for (uint32_t k = 0; k < t.n && !informative; k++)
+            informative = t.tk[k] != PAT_EXP;   /* `cd "$X" && rm -rf .`: some directory */
     if (!informative)
         return 0;
     int absolute = (t.n && tok_lit(t.tk[0], '/')) || tilde;
@@ -1852,6 +1956,30 @@ static int push_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uin
     return 0;
 }
 
+/* A walk that went through a descriptor, another process's cwd or a link made to
+ * some place: r[0..rl) (what follows) below some place known at run time; the
+ * path counts as outside and messages show word w. */
+static int push_below(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uint32_t rl, const char *w, uint32_t wl)
+{
+    mark_unknown(nm, w, wl);
+    sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
+    uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (rl + 1));
+    if (!pp || !el || path_room(c, nm, cap) < 0)
+        return -1;
+    pp->n = 0;
+    el[pp->n++] = SGR_PP_DIRS;
+    for (uint32_t i = 0; i < rl && !(rl == 1 && r[0] == '/'); i++)
+        el[pp->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)r[i] << 8;
+    pp->el = el;
+    pp->cls = NULL;
+    nm->paths[nm->npaths].s = w;
+    nm->paths[nm->npaths].len = wl;
+    nm->pin[nm->npaths] = 0;
+    nm->ppat[nm->npaths++] = pp;
+    nm->npats++;
+    return 0;
+}
+
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd)
 {
@@ -1863,27 +1991,8 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         r = resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl, &plain, &unk);
         if (!r)
             return -1;
-        if (unk) {
-            /* through a descriptor or another process's cwd: the rest is below
-             * some place known at run time (outside) */
-            mark_unknown(nm, w, wl);
-            sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
-            uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (rl + 1));
-            if (!pp || !el || path_room(c, nm, cap) < 0)
-                return -1;
-            pp->n = 0;
-            el[pp->n++] = SGR_PP_DIRS;
-            for (uint32_t i = 0; i < rl && !(rl == 1 && r[0] == '/'); i++)
-                el[pp->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)r[i] << 8;
-            pp->el = el;
-            pp->cls = NULL;
-            nm->paths[nm->npaths].s = w;
-            nm->paths[nm->npaths].len = wl;
-            nm->pin[nm->npaths] = 0;
-            nm->ppat[nm->npaths++] = pp;
-            nm->npats++;
-            return 0;
-        }
+        if (unk)
+            return push_below(c, nm, cap, r, rl, w, wl);
         in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
     }
     if (push_path(c, nm, cap, r, rl, in_cwd, !(flags & SGR_W_UNKNOWN)) < 0)
@@ -1895,10 +2004,18 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         uint32_t l2;
         int unk2;
         c->mk_mode = mode;
-        c->mk_used = 0;
+        c->mk_used = c->mk_glob = 0;
         char *r2 = resolve_walk(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &l2, &unk2);
         c->mk_mode = 0;
         if (!r2)
+            return -1;
+        if (c->mk_used && c->mk_glob && !unk2) {
+            /* through a link to a glob: what the glob and the rest can name */
+            if (add_patterns(c, nm, cap, r2, l2, SGR_W_GLOB) < 0)
+                return -1;
+            continue;
+        }
+        if (c->mk_used && unk2 && push_below(c, nm, cap, r2, l2, w, wl) < 0)
             return -1;
         if (c->mk_used && !unk2 && !(l2 == rl && memcmp(r2, r, rl) == 0)
             && push_path(c, nm, cap, r2, l2, 0, 1) < 0)
@@ -1991,7 +2108,22 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
                 && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
             continue;
         uint32_t first = nm->npaths;
-        int st = stream_of(r->target.text, r->target.len);
+        const char *tt = r->target.text;
+        uint32_t tl = r->target.len, tf = r->target.flags;
+        if (tf & SGR_W_BRACE) {
+            /* bash brace-expands a redirection's target: one word is the file */
+            const char *one[2];
+            uint32_t onel[2];
+            int nb = sgr_sx_braces(&c->arena, tt, tl, one, onel, 2);
+            if (nb == -2)
+                return -1;
+            if (nb == 1) {
+                tt = one[0];
+                tl = onel[0];
+                tf &= ~(uint32_t)SGR_W_BRACE;
+            }
+        }
+        int st = stream_of(tt, tl);
         if (st != STREAM_NONE) {
             /* `> /dev/stdin` writes the file fd 0 names: the file an earlier
              * redirection opened (its paths), or one known only at run time */
@@ -2006,13 +2138,13 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
             if (sw == 2) {
                 if (path_room(c, nm, &cap) < 0)
                     return -1;
-                mark_unknown(nm, r->target.text, r->target.len);
-                nm->paths[nm->npaths].s = r->target.text;
-                nm->paths[nm->npaths].len = r->target.len;
+                mark_unknown(nm, tt, tl);
+                nm->paths[nm->npaths].s = tt;
+                nm->paths[nm->npaths].len = tl;
                 nm->ppat[nm->npaths] = NULL;
                 nm->pin[nm->npaths++] = 0;
             }
-        } else if (add_path(c, nm, &cap, r->target.text, r->target.len, r->target.flags) < 0) {
+        } else if (add_path(c, nm, &cap, tt, tl, tf) < 0) {
             return -1;
         }
         nm->rpath[2 * i] = first;
@@ -3435,7 +3567,22 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         t = w->text;
         tl = w->len;
         flags = w->flags;
-        if ((flags & SGR_W_UNKNOWN) || (tl == 1 && t[0] == '-') || (t[0] == '~' && tl > 1 && t[1] != '/')
+        if (flags & SGR_W_BRACE) {
+            /* cd {/,}: the one word its brace expansion makes; more: cd fails */
+            const char *one[2];
+            uint32_t onel[2];
+            int nb = sgr_sx_braces(&c->arena, t, tl, one, onel, 2);
+            if (nb == -2)
+                return -1;
+            if (nb != 0 && nb != 1)
+                return 2;
+            if (nb == 1) {
+                t = one[0];
+                tl = onel[0];
+                flags &= ~(uint32_t)SGR_W_BRACE;
+            }
+        }
+        if ((flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || (tl == 1 && t[0] == '-') || (t[0] == '~' && tl > 1 && t[1] != '/')
             || (pushd && (t[0] == '+' || t[0] == '-')))
             return 2;
     }
@@ -3525,24 +3672,51 @@ static int made_words(sgr_ctx *c)
             continue;
         uint32_t k = nm->npos;
         const sgr_word *last = &s->argv[nm->pos[k - 1]];
+        const char *nmw = k == 1 ? "." : last->text;
+        uint32_t nml = k == 1 ? 1 : last->len, nmf = k == 1 ? 0 : last->flags;
+        if (nmf & SGR_W_BRACE) {
+            /* ln -s SRC {x,}: the one word the braces make */
+            const char *one[2];
+            uint32_t onel[2];
+            int nb = sgr_sx_braces(&c->arena, nmw, nml, one, onel, 2);
+            if (nb == -2)
+                return -1;
+            if (nb == 1) {
+                nmw = one[0];
+                nml = onel[0];
+                nmf &= ~(uint32_t)SGR_W_BRACE;
+            }
+        }
         for (uint32_t i = 0; i + 1 < k || (k == 1 && i == 0); i++) {
             const sgr_word *src = &s->argv[nm->pos[i]];
-            if (!plain_word(src->flags))
-                continue;
-            /* `ln -s SRC` makes ./basename(SRC) */
-            const char *nmw = k == 1 ? "." : last->text;
-            uint32_t nml = k == 1 ? 1 : last->len, nmf = k == 1 ? 0 : last->flags;
-            if (plain_word(nmf)) {
-                if (k > 1 && made_add(c, &cap, si, nmw, nml, nmf, src->text, src->len, src->flags, 0) < 0)
-                    return -1;
-                if (made_add(c, &cap, si, nmw, nml, nmf, src->text, src->len, src->flags, 1) < 0)
-                    return -1;
+            /* each word the source's braces make; a glob or an expansion is a source
+             * known only when it runs (read through as some place) */
+            const char *alt[SGR_BRACE_MAX];
+            uint32_t altl[SGR_BRACE_MAX], sf = src->flags;
+            int na = (sf & SGR_W_BRACE) ? sgr_sx_braces(&c->arena, src->text, src->len, alt, altl, SGR_BRACE_MAX) : 0;
+            if (na == -2)
+                return -1;
+            if (na <= 0) {
+                alt[0] = src->text;
+                altl[0] = src->len;
+                na = 1;
+            } else {
+                sf &= ~(uint32_t)SGR_W_BRACE;
             }
-            for (uint32_t v = 0; v < nm->nvals; v++)          /* -t DIR */
-                if (!(nm->vflags[v] & SGR_V_TEXT) && plain_word(nm->vflags[v])
-                    && made_add(c, &cap, si, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], src->text, src->len,
-                                src->flags, 1) < 0)
-                    return -1;
+            for (int a = 0; a < na; a++) {
+                /* `ln -s SRC` makes ./basename(SRC) */
+                if (plain_word(nmf)) {
+                    if (k > 1 && made_add(c, &cap, si, nmw, nml, nmf, alt[a], altl[a], sf, 0) < 0)
+                        return -1;
+                    if (made_add(c, &cap, si, nmw, nml, nmf, alt[a], altl[a], sf, 1) < 0)
+                        return -1;
+                }
+                for (uint32_t v = 0; v < nm->nvals; v++)          /* -t DIR */
+                    if (!(nm->vflags[v] & SGR_V_TEXT) && plain_word(nm->vflags[v])
+                        && made_add(c, &cap, si, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], alt[a], altl[a],
+                                    sf, 1) < 0)
+                        return -1;
+            }
         }
     }
     return 0;
@@ -3587,7 +3761,44 @@ static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const c
     uint32_t nl = rl;
     const char *ta = NULL, *tb = NULL;
     uint32_t tal = 0, tbl = 0;
-    if (m->src.s) {
+    int glob = m->src.s && (m->src_flags & SGR_W_GLOB) && !(m->src_flags & (SGR_W_UNKNOWN | SGR_W_BRACE));
+    int lost = m->src.s && !plain_word(m->src_flags) && !glob;
+    if (m->src.s && lost && m->under)
+        return 0;                           /* no name to put under a directory */
+    sgr_ppat *npat = NULL;
+    if (glob && m->under) {
+        /* DIR/basename(GLOB): a name that is itself a glob */
+        const char *s = m->src.s, *b = s + m->src.len;
+        while (b > s && b[-1] == '/')
+            b--;
+        const char *e = b;
+        while (b > s && b[-1] != '/')
+            b--;
+        uint32_t bl = (uint32_t)(e - b);
+        char *j = sg_arena_alloc(&c->arena, rl + 1 + bl + 1);
+        ptoks t;
+        patb cl = { NULL, 0, 0, NULL, 0 };
+        npat = sg_arena_alloc(&c->arena, sizeof *npat);
+        if (!j || !npat)
+            return -1;
+        memcpy(j, r, rl);
+        nl = rl;
+        if (nl > 1)
+            j[nl++] = '/';
+        memcpy(j + nl, b, bl);
+        nl += bl;
+        j[nl] = '\0';
+        name = j;
+        if (pat_tokens(c, j, nl, SGR_W_GLOB, &t, &cl) < 0)
+            return -1;
+        npat->el = t.tk;
+        npat->n = t.n;
+        npat->cls = (const uint64_t (*)[4])cl.cls;
+    }
+    if (glob) {
+        ta = m->src.s;                      /* spliced as written, read as a glob */
+        tal = m->src.len;
+    } else if (m->src.s && !lost) {
         const char *s = m->src.s;
         uint32_t sl = m->src.len;
         while (sl > 1 && s[sl - 1] == '/')
@@ -3650,10 +3861,13 @@ static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const c
     x->seg = si;
     x->name = name;
     x->nl = nl;
-    x->ta = ta;
+    x->ta = lost ? "" : ta;                 /* lost: a link to some place (tal 0) */
     x->tal = tal;
     x->tb = tb;
     x->tbl = tbl;
+    x->lost = lost;
+    x->glob = glob;
+    x->npat = npat;
     return 0;
 }
 
@@ -3673,9 +3887,12 @@ static int made_resolve(sgr_ctx *c)
 static int made_hit(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const char *cwd, void *ud)
 {
     (void)cwd;
-    for (uint32_t i = 0; i < c->nmk; i++)
-        if (c->mk[i].nl == rl && memcmp(c->mk[i].name, r, rl) == 0 && runs_before(&c->res.cl, c->mk[i].seg, si))
-            *(const char **)ud = c->mk[i].name;
+    for (uint32_t i = 0; i < c->nmk; i++) {
+        const sgr_mkres *m = &c->mk[i];
+        int named = m->npat ? sgr_pp_word(m->npat, r, rl, 0) : m->nl == rl && memcmp(m->name, r, rl) == 0;
+        if (named && runs_before(&c->res.cl, m->seg, si))
+            *(const char **)ud = m->name;
+    }
     return 0;
 }
 
@@ -3700,7 +3917,22 @@ static int runs_made(sgr_ctx *c)
             for (uint32_t i = 0; i < nm->nopts && !script; i++)
                 script = (sgr_progopt_bits(c->t, ps, nm->opts[i].s, nm->opts[i].len) & SGR_OPT_SCRIPT) != 0;
             const sgr_word *f = &s->argv[nm->pos[0]];
-            if (!script && plain_word(f->flags) && each_place(c, si, f->text, f->len, f->flags, made_hit, &hit) < 0)
+            const char *ft = f->text;
+            uint32_t fl = f->len, ff = f->flags;
+            if (ff & SGR_W_BRACE) {
+                /* source {./x.sh,}: the word the braces make */
+                const char *one[2];
+                uint32_t onel[2];
+                int nb = sgr_sx_braces(&c->arena, ft, fl, one, onel, 2);
+                if (nb == -2)
+                    return -1;
+                if (nb == 1) {
+                    ft = one[0];
+                    fl = onel[0];
+                    ff &= ~(uint32_t)SGR_W_BRACE;
+                }
+            }
+            if (!script && plain_word(ff) && each_place(c, si, ft, fl, ff, made_hit, &hit) < 0)
                 return -1;
         }
         if (hit) {
