@@ -651,7 +651,10 @@ typedef struct rpiece {
 typedef struct rpat {
     rpiece *p;
     uint32_t n;
+    struct rpat *words;             /* for a set's exact words, when it differs */
 } rpat;
+
+static void rpat_free(rpat *pt);
 
 /* What a piece takes (rp_put): a byte; a glob's ? [...] *; a run of bytes but
  * '/' (an expansion in a name); a run but '/' and '.' (what completes a written
@@ -751,9 +754,7 @@ void sg_ref_free(sg_ref *ref)
     sg_free(ref->cwd);
     for (uint32_t i = 0; i < ref->npaths; i++) {
         sg_free(ref->paths[i]);
-        if (ref->pats[i])
-            sg_free(ref->pats[i]->p);
-        sg_free(ref->pats[i]);
+        rpat_free(ref->pats[i]);
     }
     sg_free(ref->paths);
     sg_free(ref->pats);
@@ -1131,7 +1132,10 @@ static int pattern_set_match(sg_ref *ref, int32_t si, const rpat *pt, int dirs)
         return 0;
     }
     const ref_set *st = &ref->sets[si];
+    const rpat *whole = pt;
     for (uint32_t ii = 0; ii < st->n; ii++) {
+        /* an exact word meets the pattern with a glob's wildcards as they are */
+        pt = st->items[ii].it->kind == SGC_ITEM_WORD && whole->words ? whole->words : whole;
         rnfa a;
         int r = item_nfa(ref, &st->items[ii], &a);
         if (r <= 0) {
@@ -2086,14 +2090,42 @@ static int rpat_is(const rpat *pt, const char *w)
     return ok;
 }
 
+/* A glob class that takes more than one letter (in both cases) or another byte:
+ * a wildcard rather than a written byte. */
+static int ref_wide(const uint64_t *set)
+{
+    int distinct = 0;
+    char seen[256] = { 0 };
+    for (unsigned b = 0; b < 256; b++)
+        if (bs_has(set, b)) {
+            unsigned l = b >= 'A' && b <= 'Z' ? b + 32 : b;
+            if (!seen[l]) {
+                seen[l] = 1;
+                distinct++;
+            }
+        }
+    return distinct > 1;
+}
+
+static void rpat_free(rpat *pt)
+{
+    if (!pt)
+        return;
+    if (pt->words) {
+        sg_free(pt->words->p);
+        sg_free(pt->words);
+    }
+    sg_free(pt->p);
+    sg_free(pt);
+}
+
 /* Add pattern pt (owned now) as a path: counted outside when lost. */
 static int add_pat(sg_ref *ref, const char *root, rpat *pt, const char *w, size_t wl, int lost)
 {
     (void)root;
     char *txt = sg_strndup(w, wl);
     if (!txt || add_one(ref, "/", txt, 0) < 0) {   /* "/": add_one judges nothing */
-        sg_free(pt->p);
-        sg_free(pt);
+        rpat_free(pt);
         return -1;
     }
     ref->pats[ref->npaths - 1] = pt;
@@ -2181,6 +2213,19 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
         }
         sg_free(p);
     }
+    /* pw: the same for the set's exact words, with a glob's wildcards as they are
+     * (a glob expands to every match: the one a set names exactly is among them) */
+    rpat *pw = sg_calloc(1, sizeof *pw);
+    if (pw)
+        pw->p = sg_calloc(2 * n + PATH_MAX + 8, sizeof *pw->p);
+    if (!pw || !pw->p) {
+        sg_free(pw);
+        sg_free(pt->p);
+        sg_free(pt);
+        return -1;
+    }
+    memcpy(pw->p, pt->p, sizeof *pt->p * pt->n);
+    pw->n = pt->n;
     for (size_t k = fixed; k < n;) {
         if (tk_is(&t[k], '/')) {
             k++;
@@ -2189,10 +2234,11 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
         size_t e = k;
         while (e < n && !tk_is(&t[e], '/'))
             e++;
-        int has_byte = 0, all_bytes = 1;
+        int has_byte = 0, all_bytes = 1, has_exp = 0;
         for (size_t j = k; j < e; j++) {
             has_byte |= t[j].kind == RT_BYTE;
             all_bytes &= t[j].kind == RT_BYTE;
+            has_exp |= t[j].kind == RT_EXP;
         }
         if (!all_bytes || ref_magic(t, k, e))
             magic_after = e;
@@ -2201,18 +2247,26 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
             continue;
         }
         if (all_bytes && e == k + 2 && t[k].byte == '.' && t[k + 1].byte == '.') {
-            pt->n = 0;
+            pt->n = pw->n = 0;
             rp_put(pt, RP_DIRS, 0, NULL);
+            rp_put(pw, RP_DIRS, 0, NULL);
             lost = 1;
             k = e;
             continue;
         }
         int just_root = pt->n == 1 && !pt->p[0].loop && (pt->p[0].set[0] == ((uint64_t)1 << '/'))
                         && !pt->p[0].set[1] && !pt->p[0].set[2] && !pt->p[0].set[3];
-        if (!just_root)
+        if (!just_root) {
             rp_put(pt, RP_LIT, '/', NULL);
+            rp_put(pw, RP_LIT, '/', NULL);
+        }
         if (!has_byte) {
             rp_put(pt, RP_LIT, 1, NULL);   /* a name nothing in the word writes */
+            if (has_exp)
+                rp_put(pw, RP_LIT, 1, NULL);
+            else
+                for (size_t j = k; j < e; j++)
+                    rp_put(pw, t[j].kind == RT_STAR ? RP_STAR : t[j].kind == RT_ONE ? RP_ONE : RP_CLASS, 0, t[j].set);
             k = e;
             continue;
         }
@@ -2222,30 +2276,39 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
             int later = 0;
             for (size_t x = j + 1; x < e; x++)
                 later |= t[x].kind != RT_STAR && t[x].kind != RT_EXP;
-            if (run && j == k)
-                rp_put(pt, RP_LIT, 1, NULL);
-            else if (run && !later)
+            int piece = t[j].kind == RT_STAR ? RP_STAR : t[j].kind == RT_ONE ? RP_ONE
+                      : t[j].kind == RT_CLASS ? RP_CLASS : RP_LIT;
+            if (j == k && (run || t[j].kind == RT_ONE || (t[j].kind == RT_CLASS && ref_wide(t[j].set)))) {
+                rp_put(pt, RP_LIT, 1, NULL);   /* a name's start the word does not write */
+                if (t[j].kind == RT_EXP)
+                    rp_put(pw, RP_LIT, 1, NULL);
+                else
+                    rp_put(pw, piece, t[j].byte, t[j].set);
+            } else if (run && !later) {
                 rp_put(pt, RP_STEM, 0, NULL);
-            else if (t[j].kind == RT_EXP)
+                rp_put(pw, t[j].kind == RT_STAR ? RP_STAR : RP_STEM, 0, NULL);
+            } else if (t[j].kind == RT_EXP) {
                 rp_put(pt, head ? RP_XSTAR : RP_ANY, 0, NULL);
-            else if (t[j].kind == RT_STAR)
-                rp_put(pt, RP_STAR, 0, NULL);
-            else if (t[j].kind == RT_ONE)
-                rp_put(pt, RP_ONE, 0, NULL);
-            else if (t[j].kind == RT_CLASS)
-                rp_put(pt, RP_CLASS, 0, t[j].set);
-            else
-                rp_put(pt, RP_LIT, t[j].byte, NULL);
+                rp_put(pw, head ? RP_XSTAR : RP_ANY, 0, NULL);
+            } else {
+                rp_put(pt, piece, t[j].byte, t[j].set);
+                rp_put(pw, piece, t[j].byte, t[j].set);
+            }
         }
         k = e;
     }
+    if (pw->n == 0)
+        rp_put(pw, RP_LIT, '/', NULL);
+    pt->words = pw;
     if (pt->n == 0)
         rp_put(pt, RP_LIT, '/', NULL);
     if (pre_for_fold[0] && (has_upper_ref(pre_for_fold, strlen(pre_for_fold)) || has_upper_ref(w, wl))
-        && ref_fold_at(pre_for_fold, 1))
+        && ref_fold_at(pre_for_fold, 1)) {
         rp_fold(pt);
+        rp_fold(pw);
+    }
     /* a wildcard under /proc or /dev: the literal rest is also below some place */
-    int magic = !mode && magic_after > fixed && (rpat_leads(pt, "/proc") || rpat_leads(pt, "/dev"));
+    int magic = !mode && magic_after > fixed && (rpat_leads(pw, "/proc") || rpat_leads(pw, "/dev"));
     if (add_pat(ref, root, pt, w, wl, lost) < 0)
         return -1;
     if (!magic)
@@ -2343,9 +2406,7 @@ static int seg_paths(sg_ref *ref, uint32_t si)
         return 0;
     for (uint32_t i = 0; i < ref->npaths; i++) {
         sg_free(ref->paths[i]);
-        if (ref->pats[i])
-            sg_free(ref->pats[i]->p);
-        sg_free(ref->pats[i]);
+        rpat_free(ref->pats[i]);
     }
     ref->npaths = 0;
     ref->outside = 0;

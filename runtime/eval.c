@@ -1366,6 +1366,7 @@ static inline int tok_lit(uint32_t tk, char ch)
 }
 
 static int magic_name(const ptoks *t, uint32_t k, uint32_t e);
+static int wide_class(const patb *cls, uint32_t tk);
 static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *t, uint32_t from, const char *w,
                           uint32_t wl);
 
@@ -1445,7 +1446,15 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     int lost = !base || unk || opaque;      /* counts as outside */
     uint32_t magic_after = fixed;           /* past the last wildcard or /proc, /dev name */
     int relword_absolute = (nt && tok_lit(t->tk[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
-    /* the rest, component by component, as written */
+    /* the rest, component by component, as written: into b for the set's
+     * automaton, and into bw for its exact words, where a glob's wildcards are
+     * themselves (a glob expands to every match: "/etc/ *" names /etc/shadow) */
+    patb bw = b;
+    bw.cap = b.cap;
+    if (!(bw.el = sg_arena_alloc(&c->arena, sizeof *bw.el * bw.cap)))
+        return -1;
+    memcpy(bw.el, b.el, sizeof *b.el * b.n);
+#define BOTH(x) do { pat_add(&b, (x)); pat_add(&bw, (x)); } while (0)
     for (uint32_t k = fixed; k < nt;) {
         if (tok_lit(t->tk[k], '/')) {
             k++;
@@ -1454,10 +1463,11 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
         uint32_t e = k;
         while (e < nt && !tok_lit(t->tk[e], '/'))
             e++;
-        int lit = 0, plain = 1;
+        int lit = 0, plain = 1, exp = 0;
         for (uint32_t j = k; j < e; j++) {
             lit |= (t->tk[j] & 0xff) == SGR_PP_LIT;
             plain &= (t->tk[j] & 0xff) == SGR_PP_LIT;
+            exp |= t->tk[j] == PAT_EXP;
         }
         if (!plain || magic_name(t, k, e))
             magic_after = e;
@@ -1466,16 +1476,20 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
             continue;
         }
         if (plain && e - k == 2 && tok_lit(t->tk[k], '.') && tok_lit(t->tk[k + 1], '.')) {
-            b.n = 0;                        /* the parent of a pattern: some place */
-            pat_add(&b, SGR_PP_DIRS);
+            b.n = bw.n = 0;                 /* the parent of a pattern: some place */
+            BOTH(SGR_PP_DIRS);
             lost = 1;
             k = e;
             continue;
         }
         if (!(b.n == 1 && b.el[0] == (SGR_PP_LIT | '/' << 8)))
-            pat_add(&b, SGR_PP_LIT | '/' << 8);
+            BOTH(SGR_PP_LIT | '/' << 8);
         if (!lit) {
             pat_add(&b, SGR_PP_LIT | PAT_OPAQUE << 8);
+            for (uint32_t j = k; j < e; j++)
+                pat_add(&bw, exp ? (j == k ? SGR_PP_LIT | PAT_OPAQUE << 8 : 0xffffffffu) : t->tk[j]);
+            while (bw.n && bw.el[bw.n - 1] == 0xffffffffu)
+                bw.n--;
             k = e;
             continue;
         }
@@ -1485,8 +1499,9 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
         for (uint32_t j = k; j < e; j++) {
             uint32_t tk = t->tk[j];
             int run = tk == SGR_PP_STAR || tk == PAT_EXP;
-            if (j == k && run) {
+            if (j == k && (run || tk == SGR_PP_ONE || wide_class(cls, tk))) {
                 pat_add(&b, SGR_PP_LIT | PAT_OPAQUE << 8);  /* a name's unwritten start */
+                pat_add(&bw, tk == PAT_EXP ? SGR_PP_LIT | PAT_OPAQUE << 8 : tk);
                 continue;
             }
             int after = 0;
@@ -1494,18 +1509,22 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
                 after = t->tk[x] != PAT_EXP && t->tk[x] != SGR_PP_STAR;
             if (run && !after) {
                 pat_add(&b, SGR_PP_STEM);   /* completes a written start, no extension */
+                pat_add(&bw, tk == SGR_PP_STAR ? SGR_PP_STAR : SGR_PP_STEM);
                 continue;
             }
             if (tk != PAT_EXP) {
-                pat_add(&b, tk);
+                BOTH(tk);
                 continue;
             }
-            pat_add(&b, head ? SGR_PP_XSTAR : SGR_PP_ANY);
+            BOTH(head ? SGR_PP_XSTAR : SGR_PP_ANY);
         }
         k = e;
     }
+#undef BOTH
     if (b.n == 0)
         pat_add(&b, SGR_PP_LIT | '/' << 8);
+    if (bw.n == 0)
+        pat_add(&bw, SGR_PP_LIT | '/' << 8);
     /* the path as messages show it: where the fixed part led, then the rest as written */
     uint32_t doff = fixed < nt ? t->at[fixed] : wl;
     uint32_t dl = (pre ? pl : 0) + 1 + (wl - doff);
@@ -1527,16 +1546,20 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
         n += wl - doff;
     }
     disp[n] = '\0';
+    sgr_ppat *wp = sg_arena_alloc(&c->arena, sizeof *wp);
+    if (!wp)
+        return -1;
     pp->el = b.el;
     pp->n = b.n;
     pp->cls = (const uint64_t (*)[4])b.cls;
+    wp->el = bw.el;
+    wp->n = bw.n;
+    wp->cls = pp->cls;
+    wp->words = NULL;
+    pp->words = wp;
     /* on a case-folding directory: the fixed part's, at or above it */
-    if (pre && (has_upper(pre, pl) || has_upper(w, wl)) && folds_at(c, pre, pl, 1) && fold_pattern(c, pp) < 0)
-        return -1;
-    /* a wildcard under /proc or /dev may match a name that leads anywhere
-     * (/proc/self/roo[t]/etc/shadow): what follows it is also below some place */
-    if (!mode && magic_after > fixed && (sgr_pp_word(pp, "/proc", 5, 1) || sgr_pp_word(pp, "/dev", 4, 1))
-        && add_below_some(c, nm, cap, t, magic_after, w, wl) < 0)
+    if (pre && (has_upper(pre, pl) || has_upper(w, wl)) && folds_at(c, pre, pl, 1)
+        && (fold_pattern(c, pp) < 0 || fold_pattern(c, wp) < 0))
         return -1;
     nm->paths[nm->npaths].s = disp;
     nm->paths[nm->npaths].len = n;
@@ -1546,7 +1569,32 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     nm->npats++;
     if (lost)
         mark_unknown(nm, disp, n);          /* anywhere: outside */
+    /* a wildcard under /proc or /dev may match a name that leads anywhere
+     * (/proc/self/roo[t]/etc/shadow): what follows it is also below some place */
+    if (!mode && magic_after > fixed && (sgr_pp_word(wp, "/proc", 5, 1) || sgr_pp_word(wp, "/dev", 4, 1))
+        && add_below_some(c, nm, cap, t, magic_after, w, wl) < 0)
+        return -1;
     return 0;
+}
+
+/* A class that takes more than one letter in both cases or one other byte: a
+ * wildcard, not a written byte ([a-m], [!_]; [s] and [sS] are written). */
+static int wide_class(const patb *cls, uint32_t tk)
+{
+    if ((tk & 0xff) != SGR_PP_CLASS)
+        return 0;
+    const uint64_t *s = cls->cls[tk >> 8];
+    int n = 0, lower = -1;
+    for (unsigned b = 0; b < 256; b++)
+        if ((s[b >> 6] >> (b & 63)) & 1) {
+            unsigned l = (b >= 'A' && b <= 'Z') ? b + 32 : b;
+            if (lower < 0)
+                lower = (int)l;
+            else if ((int)l != lower)
+                return 1;
+            n++;
+        }
+    return n > 2;
 }
 
 /* Is component t[k, e) (all literal bytes) a name /proc or /dev resolve by what it
@@ -1607,6 +1655,7 @@ static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *
     pp->el = el;
     pp->n = n;
     pp->cls = NULL;
+    pp->words = NULL;
     nm->paths[nm->npaths].s = w;
     nm->paths[nm->npaths].len = wl;
     nm->pin[nm->npaths] = 0;
@@ -1935,6 +1984,7 @@ static int push_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, uin
         pp->el = el;
         pp->n = rl;
         pp->cls = NULL;
+        pp->words = NULL;
         if (fold_pattern(c, pp) < 0)
             return -1;
         nm->paths[nm->npaths].s = r;
@@ -1972,6 +2022,7 @@ static int push_below(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, ui
         el[pp->n++] = SGR_PP_LIT | (uint32_t)(unsigned char)r[i] << 8;
     pp->el = el;
     pp->cls = NULL;
+    pp->words = NULL;
     nm->paths[nm->npaths].s = w;
     nm->paths[nm->npaths].len = wl;
     nm->pin[nm->npaths] = 0;
@@ -2674,6 +2725,7 @@ __attribute__((noinline))
 static int pattern_in(sgr_ctx *c, uint32_t set, const sgr_ppat *p, int dirs)
 {
     const sgt_set *st = &c->t->sets[set];
+    const sgr_ppat *wp = p->words ? p->words : p;
     uint32_t hl = 0;
     const char *home = c->tilde[set] ? home_of(c, &hl) : NULL;
     for (uint32_t k = 0; k < st->nwords; k++) {
@@ -2686,11 +2738,11 @@ static int pattern_in(sgr_ctx *c, uint32_t set, const sgr_ppat *p, int dirs)
             size_t skip = hl == 1 && l > 1;     /* "/" + "/x" is "/x" */
             memcpy(full, home, hl);
             memcpy(full + hl - skip, w + 1, l - 1);
-            if (sgr_pp_word(p, full, hl - skip + l - 1, dirs))
+            if (sgr_pp_word(wp, full, hl - skip + l - 1, dirs))
                 return 1;
             continue;
         }
-        if (sgr_pp_word(p, w, l, dirs))
+        if (sgr_pp_word(wp, w, l, dirs))
             return 1;
     }
     return st->dfa == SGT_NONE ? 0 : sgr_pp_dfa(p, &c->t->dfas[st->dfa], dirs, &c->arena);
@@ -3794,6 +3846,7 @@ static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const c
         npat->el = t.tk;
         npat->n = t.n;
         npat->cls = (const uint64_t (*)[4])cl.cls;
+        npat->words = NULL;
     }
     if (glob) {
         ta = m->src.s;                      /* spliced as written, read as a glob */

@@ -36,6 +36,8 @@ typedef struct sgr_ppat {
     const uint32_t *el;
     uint32_t n;
     const uint64_t (*cls)[4];   /* CLASS byte sets ('/' is never in one) */
+    const struct sgr_ppat *words; /* the pattern for a set's exact words, when it
+                                   * differs (NULL: this one); see eval.c */
 } sgr_ppat;
 
 /* Can pattern p produce a string that automaton d accepts (exact), or (dirs)

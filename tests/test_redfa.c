@@ -1302,7 +1302,7 @@ static void test_path_patterns(void)
         sgr_dfa r;
         uint8_t *loops = runtime_dfa(&d, &r);
         uint32_t el[5];
-        sgr_ppat p = { el, 1 + rnd(4), (const uint64_t (*)[4])cls };
+        sgr_ppat p = { el, 1 + rnd(4), (const uint64_t (*)[4])cls, NULL };
         int looped = 0;
         for (uint32_t i = 0; i < p.n; i++) {
             uint32_t k = rnd(9);
