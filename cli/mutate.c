@@ -1432,14 +1432,14 @@ static int t_path_spell(sgm_transform t, const line *l, uint64_t *rng, char **ou
         }
     } else if (t == SGM_PATH_UP) {
         static const char *const via[] = { "/usr/..", "/dev/fd/../../..", "/proc/self/root" };
-        size_t a, b;
+        size_t a = 0, b = 0;
         if (x[0] != '/' || comp_bounds(x, n, 0, &a, &b) == 0)
             return 0;                        /* "/" itself: rm refuses a path ending in .. */
         sb_str(&rep, via[rnd(rng, 3)]);
         sb_add(&rep, x, n);
     } else if (t == SGM_PATH_GLOB) {
         struct stat st;
-        size_t a, b, nc = comp_bounds(x, n, 0, &a, &b);
+        size_t a = 0, b = 0, nc = comp_bounds(x, n, 0, &a, &b);
         if (x[0] != '/' || !nc || lstat(x, &st) != 0)
             return 0;                        /* a glob matches only what exists */
         comp_bounds(x, n, rnd(rng, nc), &a, &b);
@@ -1462,7 +1462,7 @@ static int t_path_spell(sgm_transform t, const line *l, uint64_t *rng, char **ou
             sb_add(&rep, x + 1, n - 1);
         } else {
             /* a letter inside a name (neither its first nor its last) */
-            size_t a, b, nc = comp_bounds(x, n, 0, &a, &b), cand = 0, at = 0;
+            size_t a = 0, b = 0, nc = comp_bounds(x, n, 0, &a, &b), cand = 0, at = 0;
             for (int pass = 0; pass < 2; pass++) {
                 size_t pick = pass ? rnd(rng, cand) : 0;
                 for (size_t k = 0; k < nc; k++) {
