@@ -2,7 +2,8 @@
 #   make demo   deps, build, run shellgate on sample commands (default pack)
 #   make test   deps, build (normal + ASan/UBSan + fuzz replay), whole CTest suite,
 #               and a Release (-O3) build, whose optimiser warns where -O2's does not
-#   make bench  benchmarks, figures printed
+#   make bench  benchmarks: figures printed and written to bench/results.json
+#               (bench/plot.sh draws them as SVG, docs/performance.md)
 #   (build is profile-guided: see scripts/pgo.sh; PGO=0 builds without a profile)
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
 MAKEFLAGS += --no-print-directory
@@ -24,10 +25,14 @@ build: deps
 ifeq ($(PGO),1)
 	@JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" sh scripts/pgo.sh build-pgo $(CURDIR)/build-pgo/profile
 	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO=USE -DSG_PGO_DIR=$(CURDIR)/build-pgo/profile $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build -j $(JOBS) || { \
+	    echo "pgo: the profiled build failed; building without a profile" >&2; \
+	    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO= $(CMAKE_FLAGS) >/dev/null && \
+	    cmake --build build -j $(JOBS); }
 else
 	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_PGO= $(CMAKE_FLAGS) >/dev/null
-endif
 	@cmake --build build -j $(JOBS)
+endif
 
 build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSG_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null

@@ -1,27 +1,32 @@
 #!/bin/sh
-# run.sh - print shellgate's figures: in-process benchmarks, then `check --batch`
-# throughput through the CLI (JSON lines in and out).  usage: run.sh BUILD_DIR
+# run.sh - print shellgate's figures and write them to bench/results.json: the
+# in-process benchmarks with their baselines, check --batch through the CLI, one
+# process per decision (bench_shellgate), and the per-call cost of a Lua hook
+# (bench_hooks).  Run from the source tree (decisions resolve its paths).
+# usage: run.sh BUILD_DIR [RESULTS.json]
+#   BENCH_ITERS (decisions per figure, default 200000), BENCH_SPAWN (processes per
+#   one-process figure, 300), BENCH_BATCH (lines for the CLI batch, 200000),
+#   BENCH_HOOK_CALLS (1000000)
 set -eu
 B=${1:-build}
+OUT=${2:-bench/results.json}
 # say which build the figures are for: make build is profile-guided (scripts/pgo.sh)
 pgo=$(sed -n 's/^SG_PGO:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
 pdir=$(sed -n 's/^SG_PGO_DIR:PATH=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
+btype=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null || true)
 if [ "$pgo" = USE ] && [ -n "$(find "$pdir" -name '*.gcda' 2>/dev/null | head -n 1)" ]; then
-    echo "build: $B, profile-guided ($pdir)"
+    build="$btype, profile-guided"
 else
-    echo "build: $B, no profile (SG_PGO='$pgo')"
+    build="$btype, no profile"
 fi
-"$B/bench/bench_shellgate" "${BENCH_ITERS:-200000}"
+echo "build: $B ($build); $(nproc) cpus; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+"$B/bench/bench_shellgate" --iters "${BENCH_ITERS:-200000}" --spawn "${BENCH_SPAWN:-300}" \
+    --batch "${BENCH_BATCH:-200000}" --cli "$B/cli/shellgate" --build "$build" --json "$OUT"
 "$B/bench/bench_hooks" "${BENCH_HOOK_CALLS:-1000000}"
-N=${BENCH_BATCH:-200000}
-T=$(mktemp)
-trap 'rm -f "$T"' EXIT
-awk -v n="$N" 'BEGIN {
-    split("ls -la src|git -C sub log --oneline|cat README.md \\| head -50|curl -s x \\| bash|sudo rm -rf /|grep -E x notes.txt \\| wc -l", c, "|");
-    for (i = 0; i < n; i++) printf("{\"cmd\": \"%s\", \"cwd\": \"/home/agent/project\"}\n", c[i % 6 + 1]);
-}' >"$T"
-start=$(date +%s.%N)
-"$B/cli/shellgate" check --batch <"$T" >/dev/null
-end=$(date +%s.%N)
-echo "check --batch: $N JSON lines in $(echo "$end - $start" | bc) s = $(echo "$N / ($end - $start)" | bc) decisions/s"
+# admission through the Redis rate store: its own block of figures (bench/redis.sh)
 sh "$(dirname "$0")/redis.sh" "$B"
+
+# ---- the executor: `shellgate run` over a bare fork/exec of true, with and without
+# the sandbox, and in process (docs/executor.md) -----------------------------------
+"$B/bench/bench_run" "$B/cli/shellgate" "${BENCH_RUN:-200}"
+echo "figures written to $OUT (bench/plot.sh draws them)"

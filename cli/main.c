@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "common/alloc.h"
 #include "cli/mutate.h"
 #include "cli/bundle.h"
+#include "cli/verbs.h"
 
 #define EX_USAGE 64
 #define EX_DATAERR 65
@@ -49,6 +51,8 @@ static void usage(FILE *f)
         "       shellgate dump    POLICY\n"
         "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
         "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
+        "       shellgate run     [-p POLICY] [--cwd DIR] [--root DIR]... [--session ID] [--json] -- COMMAND\n"
+        "       shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]\n"
         "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
         "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
         "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
@@ -388,19 +392,29 @@ static int overlay_has(const char *path, const char *id)
 static void approval_id(const sgr_result *r, const char *cwd, char out[2 * SGR_APPROVAL_LEN + 1])
 {
     out[0] = '\0';
-    size_t n = sgr_admit_approval_material(r, cwd, NULL, 0);
-    uint8_t *m = sg_malloc(n ? n : 1);
-    if (!m)
-        return;
-    sgr_admit_approval_material(r, cwd, m, n);
+    /* the material in one pass when it fits on the stack (every batch line that
+     * asks comes here), sized first otherwise */
+    uint8_t stack[4096], *m = stack;
+    size_t n = sgr_admit_approval_material(r, cwd, stack, sizeof stack);
+    if (n == 0) {
+        n = sgr_admit_approval_material(r, cwd, NULL, 0);
+        if (!(m = sg_malloc(n ? n : 1)))
+            return;
+        sgr_admit_approval_material(r, cwd, m, n);
+    }
     sgc_sha256 h;
     uint8_t d[32];
     sgc_sha256_init(&h);
     sgc_sha256_update(&h, m, n);
     sgc_sha256_final(&h, d);
-    sg_free(m);
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    if (m != stack)
+        sg_free(m);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < SGR_APPROVAL_LEN; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[2 * SGR_APPROVAL_LEN] = '\0';
 }
 
 static int parse_id(const char *hex, uint8_t id[SGR_APPROVAL_LEN])
@@ -623,48 +637,82 @@ static int exit_for(uint32_t d)
     return d == SGT_ALLOW ? 0 : d == SGT_ASK ? 2 : 1;
 }
 
-/* check --batch: JSON lines in, JSON lines out, same order. */
+/* check --batch: JSON lines in, JSON lines out, same order; read, answered and
+ * written by lib/batch.c, each answer out before the loop waits for more input. */
+typedef struct batch_ud {
+    const sg_policy *p;
+    const cli *o;
+    adm *a;
+    const char *defcwd;
+} batch_ud;
+
+/* One line's answer (sg_batch_fn).  A pure check (no admission, no log) changes
+ * nothing but ctx and out, so sg_batch_run may call it on several threads. */
+static int batch_answer(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out)
+{
+    batch_ud *b = ud;
+    sg_batch_req req;
+    const char *err = sg_batch_parse(line, n, &req);
+    if (!err && !b->defcwd && !req.cwd) {
+        sg_batch_req_free(&req);
+        err = "no working directory";
+    }
+    if (err)
+        return sg_batch_write_error(out, err);
+    sgr_opts so = { req.cwd ? req.cwd : b->defcwd, req.nroots ? req.roots : (const char *const *)b->o->roots,
+                    req.nroots ? req.nroots : b->o->nroots, NULL };
+    /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
+     * execve and the shell would cut it (sg_batch_parse refuses it first) */
+    const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
+    int w;
+    if (!b->a->be && !b->a->log && r->decision != SGT_ASK) {
+        /* a pure check that needs no approval id: the verdict is the policy's */
+        sg_batch_out v = { r->decision, r->rule_id, r->message, r->hint ? r->hint : "", 0, 0.0, NULL, NULL, NULL };
+        w = sg_batch_write(out, b->p->t, r, &v);
+    } else {
+        verdict v;
+        admit_command(b->a, ctx, b->p->t, r, req.cmd, so.cwd, &v);
+        sg_batch_out bo = { v.decision, v.rule, v.message, v.hint, v.rate_limited, v.wait_s,
+                            v.approval_id, v.approved, v.error };
+        w = sg_batch_write(out, b->p->t, r, &bo);
+        log_verdict(b->a, b->p->t, r, req.cmd, req.cmd_len, so.cwd, &v, sgr_admit_now());
+    }
+    sg_batch_req_free(&req);
+    return w;
+}
+
+/* Threads for a pure batch: SHELLGATE_BATCH_THREADS, or the CPUs this process may
+ * run on; admission and the log keep one, in input order. */
+static int batch_threads(const adm *a)
+{
+    if (a->be || a->log)
+        return 1;
+    const char *e = getenv("SHELLGATE_BATCH_THREADS");
+    if (e && *e) {
+        int k = atoi(e);
+        return k < 1 ? 1 : k > 17 ? 17 : k;
+    }
+    cpu_set_t cs;
+    int k = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
+    return k < 1 ? 1 : k > 8 ? 8 : k;
+}
+
 static int run_batch(sg_policy *p, const cli *o, adm *a)
 {
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!ctx)
         return EX_SOFTWARE;
     char cwdbuf[8300];
-    const char *defcwd = abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        if (n == 0)
-            continue;
-        sg_batch_req req;
-        const char *err = sg_batch_parse(line, (size_t)n, &req);
-        if (!err && !defcwd && !req.cwd) {
-            sg_batch_req_free(&req);
-            err = "no working directory";
-        }
-        if (err) {
-            print_json(sg_batch_error_json(err));
-            continue;
-        }
-        sgr_opts so = { req.cwd ? req.cwd : defcwd, req.nroots ? req.roots : (const char *const *)o->roots,
-                        req.nroots ? req.nroots : o->nroots, NULL };
-        /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
-         * execve and the shell would cut it */
-        const sgr_result *r = sgr_eval(ctx, req.cmd, strlen(req.cmd), &so);
-        verdict v;
-        admit_command(a, ctx, p->t, r, req.cmd, so.cwd, &v);
-        print_json(result_json(p->t, r, &v));
-        fflush(stdout);
-        log_verdict(a, p->t, r, req.cmd, strlen(req.cmd), so.cwd, &v, sgr_admit_now());
-        sg_batch_req_free(&req);
-    }
-    free(line);
+    batch_ud b = { p, o, a, abs_cwd(o->cwd, cwdbuf, sizeof cwdbuf) };
+    sg_batch_io io;
+    sg_batch_io_init(&io, 0, 1);
+    int r = sg_batch_run(&io, p->t, ctx, batch_threads(a), batch_answer, &b);
+    if (r < 0)
+        fprintf(stderr, "%s: %s\n", prog_name, io.err ? "cannot read standard input or write the answers"
+                                                        : "out of memory in the batch");
+    sg_batch_io_close(&io);
     sgr_ctx_free(ctx);
-    fflush(stdout);
-    return 0;
+    return r < 0 ? EX_SOFTWARE : 0;
 }
 
 static int cmd_check(int argc, char **argv, int explain);
@@ -908,6 +956,59 @@ static int split_case(char *s, char **cmd, char **rule)
     return d < 0 ? -2 : d;
 }
 
+/* Read the next case of a case file into *line (getline's buffer and size): one
+ * line, joined with the lines after it that start with "| " (or are "|"), each
+ * after a newline, so that a command can span lines (a here-document).  *ln is
+ * the number of the case's first line, *next the file's line count so far.  -1 at
+ * the end.  *held keeps the line read ahead (getline-allocated), or NULL. */
+static ssize_t case_getline(char **line, size_t *cap, FILE *f, char **held, unsigned *ln,
+                            unsigned *next)
+{
+    ssize_t n;
+    if (*held) {
+        free(*line);
+        *line = *held;
+        *cap = strlen(*held) + 1;
+        *held = NULL;
+        n = (ssize_t)strlen(*line);
+    } else if ((n = getline(line, cap, f)) < 0)
+        return -1;
+    *ln = ++*next;
+    for (;;) {
+        char *more = NULL;
+        size_t mc = 0;
+        ssize_t m = getline(&more, &mc, f);
+        if (m < 0) {
+            free(more);
+            return n;
+        }
+        if (!(more[0] == '|' && (more[1] == ' ' || more[1] == '\n' || more[1] == '\0'))) {
+            *held = more;
+            return n;
+        }
+        ++*next;
+        if (n && (*line)[n - 1] == '\n')
+            n--;
+        size_t add = more[1] == ' ' ? (size_t)m - 2 : 0;
+        if (add && more[2 + add - 1] == '\n')
+            add--;
+        if ((size_t)n + add + 2 > *cap) {
+            char *g = realloc(*line, (size_t)n + add + 2);
+            if (!g) {
+                free(more);
+                return -1;
+            }
+            *line = g;
+            *cap = (size_t)n + add + 2;
+        }
+        (*line)[n++] = '\n';
+        memcpy(*line + n, more + 2, add);
+        n += (ssize_t)add;
+        (*line)[n] = '\0';
+        free(more);
+    }
+}
+
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does.  The command is the text
  * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
@@ -919,15 +1020,14 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return EX_NOINPUT;
     }
-    char *line = NULL;
+    char *line = NULL, *held = NULL;
     size_t cap = 0;
-    unsigned ln = 0;
+    unsigned ln = 0, nread = 0;
     sg_policy *p = shared;
     sgr_ctx *ctx = shared_ctx;
     int rc = 0;
     cli po = *o;
-    while (getline(&line, &cap, f) >= 0) {
-        ln++;
+    while (case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *s = trim(line);
         if (strncmp(s, "#policy ", 8) == 0 && !p && !o->policy) {
             po.policy = trim(s + 8);
@@ -971,6 +1071,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             (*fail)++;
     }
     free(line);
+    free(held);
     fclose(f);
     if (!shared) {
         sgr_ctx_free(ctx);
@@ -1146,12 +1247,11 @@ static int fz_read_cases(const char *path, fz_set *s)
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return EX_NOINPUT;
     }
-    char *line = NULL;
+    char *line = NULL, *held = NULL;
     size_t cap = 0;
-    unsigned ln = 0;
+    unsigned ln = 0, nread = 0;
     int rc = 0;
-    while (!rc && getline(&line, &cap, f) >= 0) {
-        ln++;
+    while (!rc && case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *t = trim(line);
         if (!*t || *t == '#')
             continue;
@@ -1161,6 +1261,7 @@ static int fz_read_cases(const char *path, fz_set *s)
             rc = EX_SOFTWARE;
     }
     free(line);
+    free(held);
     fclose(f);
     return rc;
 }
@@ -1519,6 +1620,10 @@ int main(int argc, char **argv)
         return sg_cli_bundle(argc - 2, argv + 2);
     if (strcmp(cmd, "keygen") == 0)
         return sg_cli_keygen(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0)
+        return cli_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "session") == 0)
+        return cli_session(argc - 2, argv + 2);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

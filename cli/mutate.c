@@ -225,7 +225,15 @@ typedef struct line {
     size_t len;
     sgr_cmdline cl;
     int funcdef;                 /* the line defines a function: names may not be programs */
+    int rebinds;                 /* the line may change what a name runs (PATH, alias, hash):
+                                  * a name and its path are not the same program */
 } line;
+
+/* Builtins that may change what a later name runs: they set PATH, aliases or hashes. */
+static const char *const rebinders[] = {
+    "alias", "hash", "unset", "export", "declare", "typeset", "local", "readonly", "read", "mapfile",
+    "readarray", "getopts", "enable", "source", ".", "eval", NULL
+};
 
 static int line_parse(line *l, const char *s, size_t len)
 {
@@ -239,9 +247,21 @@ static int line_parse(line *l, const char *s, size_t len)
         return -1;
     if (r < 0)
         return 0;
-    for (uint32_t i = 0; i < l->cl.nseg; i++)
-        if (l->cl.seg[i].flags & SGR_SEG_FUNCDEF)
+    for (uint32_t i = 0; i < l->cl.nseg; i++) {
+        const sgr_segment *g = &l->cl.seg[i];
+        if (g->flags & SGR_SEG_FUNCDEF)
             l->funcdef = 1;
+        for (uint32_t k = 0; k < g->nassigns; k++)
+            if (strncmp(g->assigns[k].text, "PATH=", 5) == 0 || strncmp(g->assigns[k].text, "PATH+=", 6) == 0)
+                l->rebinds = 1;
+        if (g->argc && (in_list(g->argv[0].text, g->argv[0].len, rebinders)
+                        || (g->argv[0].len == 6 && memcmp(g->argv[0].text, "printf", 6) == 0 && g->argc > 1
+                            && g->argv[1].len >= 2 && memcmp(g->argv[1].text, "-v", 2) == 0)))
+            l->rebinds = 1;
+    }
+    for (uint32_t k = 0; k < l->cl.nloopvars; k++)
+        if (l->cl.loopvars[k].len == 4 && memcmp(l->cl.loopvars[k].text, "PATH", 4) == 0)
+            l->rebinds = 1;
     return 1;
 }
 
@@ -265,7 +285,7 @@ static int seg_ok(const line *l, const sgr_segment *s)
  * not reached through a changed PATH. */
 static int seg_prog_ok(const line *l, const sgr_segment *s)
 {
-    if (!seg_ok(l, s) || l->funcdef)
+    if (!seg_ok(l, s) || l->funcdef || l->rebinds)
         return 0;
     const sgr_word *w = &s->argv[0];
     if (!word_known(w) || !w->len || w->text[0] == '-' || strchr(w->text, '=')
@@ -1205,6 +1225,271 @@ static int t_ifs(const line *l, uint64_t *rng, char **out)
     return splice(l, gaps[k][0], gaps[k][1], "${IFS}", 6, out);
 }
 
+/* ---- state and fed scripts ---------------------------------------------------- */
+
+/* Bash's own variables, each set to its own value in front of the line: what the
+ * line does is the same, and a checker must treat what depends on the variable as
+ * changed (a variable the environment does not set becomes set and empty, which
+ * CDPATH, BASH_ENV and ENV treat like unset). */
+static const char *const state_vars[] = { "PATH", "HOME", "IFS", "CDPATH", "BASH_ENV", "ENV", "OLDPWD" };
+
+static int t_state(const line *l, uint64_t *rng, char **out)
+{
+    if (!l->cl.nseg)
+        return 0;
+    const char *v = state_vars[rnd(rng, sizeof state_vars / sizeof *state_vars)];
+    /* read -r strips IFS white space from what it reads, so IFS itself is not read */
+    int nforms = strcmp(v, "IFS") == 0 ? 5 : 6;
+    int form = (int)rnd(rng, (size_t)nforms);
+    sb b = { 0 };
+    switch (form) {
+    case 0: break;
+    case 1: sb_str(&b, "export "); break;
+    case 2: sb_str(&b, "declare "); break;
+    case 3: sb_str(&b, "typeset "); break;
+    default: break;
+    }
+    if (form == 4) {
+        sb_str(&b, "printf -v ");
+        sb_str(&b, v);
+        sb_str(&b, " %s \"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    } else if (form == 5) {
+        sb_str(&b, "read -r ");
+        sb_str(&b, v);
+        sb_str(&b, " <<< \"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    } else {
+        sb_str(&b, v);
+        sb_str(&b, "=\"$");
+        sb_str(&b, v);
+        sb_str(&b, "\"; ");
+    }
+    return splice_sb(l, 0, 0, &b, out);
+}
+
+/* Single-quote text for a shell. */
+static void sb_squote(sb *b, const char *s, size_t n)
+{
+    sb_ch(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            sb_str(b, "'\\''");
+        else
+            sb_ch(b, s[i]);
+    }
+    sb_ch(b, '\'');
+}
+
+/* One command of the line given to a shell as text: through a pipe (a command that
+ * is alone in its pipeline: the shell reads the pipe), or a process substitution
+ * (which leaves standard input alone).  sh (dash) only for POSIX-only commands. */
+static int seg_feed_ok(const line *l, const sgr_segment *s)
+{
+    return seg_script_ok(l, s);
+}
+
+static int t_feed(const line *l, uint64_t *rng, char **out)
+{
+    const sgr_segment *s = pick_seg(l, seg_feed_ok, rng);
+    if (!s)
+        return 0;
+    int posix = seg_posix_ok(l, s), alone = s->pipe_len == 1;
+    int form = (int)rnd(rng, 4);
+    if (form == 0 && !(posix && alone))
+        form = 2;
+    if (form == 1 && !alone)
+        form = 3;
+    const char *seg = l->s + s->span.off;
+    sb rep = { 0 };
+    switch (form) {
+    case 0:                                  /* echo 'CMD' | sh */
+        sb_str(&rep, "echo ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, " | sh");
+        break;
+    case 1:                                  /* printf '%s\n' 'CMD' | bash -s */
+        sb_str(&rep, "printf '%s\\n' ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, " | bash -s");
+        break;
+    case 2:                                  /* bash <(printf '%s\n' 'CMD') */
+        sb_str(&rep, "bash <(printf '%s\\n' ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, ")");
+        break;
+    default:                                 /* source <(echo 'CMD') */
+        sb_str(&rep, "source <(echo ");
+        sb_squote(&rep, seg, s->span.len);
+        sb_str(&rep, ")");
+        break;
+    }
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
+/* ---- code bash finds in values: arithmetic, NAME operands, here-documents ------ */
+
+/* A program alone in its pipeline whose exit status nothing after it reads (its
+ * list goes on with ';' or ends; not a condition, not negated, not in the
+ * background), without a here-document of its own: it may run inside a
+ * substitution instead, its output captured. */
+static int seg_wrap_ok(const line *l, const sgr_segment *s)
+{
+    if (!seg_prog_ok(l, s) || s->pipe_len != 1 || seg_has_heredoc(s)
+        || (s->flags & (SGR_SEG_CONTROL | SGR_SEG_NEGATED | SGR_SEG_BACKGROUND))
+        || !(s->connector == SGR_CONN_END || s->connector == SGR_CONN_SEMI))
+        return 0;
+    /* a redirection of a group around it ({ ...; } >f) would get no output */
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].target.span.off < s->span.off
+            || s->redirs[i].target.span.off >= s->span.off + s->span.len)
+            return 0;
+    return !memchr(l->s + s->span.off, '\n', s->span.len);
+}
+
+/* Does the command text t[0..n) hold a byte of set? */
+static int has_any(const char *t, size_t n, const char *set)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strchr(set, t[i]))
+            return 1;
+    return 0;
+}
+
+/* The segment's text replaced by fmt, with every \1 in fmt standing for it. */
+static int wrap_seg(const line *l, const sgr_segment *s, const char *fmt, char **out)
+{
+    sb rep = { 0 };
+    for (const char *f = fmt; *f; f++) {
+        if (*f == '\1')
+            sb_add(&rep, l->s + s->span.off, s->span.len);
+        else
+            sb_ch(&rep, *f);
+    }
+    return splice_sb(l, s->span.off, s->span.off + s->span.len, &rep, out);
+}
+
+/* arith, arith-name: CMD runs as $(CMD) where bash evaluates arithmetic or a NAME
+ * operand; each form evaluates it exactly once and fails in no way that stops the
+ * line (its output, a stub's NAME-out, is a valid expression).  Forms that quote
+ * CMD need it free of single quotes; the arithmetic forms, of quotes, backslashes
+ * and parentheses (bash finds the end of (( )) by its own matching). */
+static int t_arith(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    static const char *const expr[] = {
+        "(( a[$(\1)] ))", ": $(( a[$(\1)] ))", ": $[ a[$(\1)] ]", ": ${a[$(\1)]}",
+        ": ${PWD:$(\1):1}", "for (( i=0; i<a[$(\1)]; i++ )); do :; done",
+        "[[ a[$(\1)] -eq 0 ]]", "x='a[$(\1)]'; : $((x))", "x='a[$(\1)]'; : ${!x}",
+        "p='$(\1)'; : ${p@P}",
+    };
+    static const char *const name[] = {
+        "test -v 'a[$(\1)]'", "[ -v 'a[$(\1)]' ]", "[[ -v 'a[$(\1)]' ]]", "read 'a[$(\1)]' <<<x",
+        "printf -v 'a[$(\1)]' x", "declare 'a[$(\1)]=1'", "let 'a[$(\1)]=1'",
+        "mapfile -C '\1; :' -c 1 a <<<x", "command test -v 'a[$(\1)]'",
+    };
+    const sgr_segment *s = pick_seg(l, seg_wrap_ok, rng);
+    if (!s)
+        return 0;
+    const char *txt = l->s + s->span.off;
+    size_t n = s->span.len;
+    int quoted_ok = !memchr(txt, '\'', n), bare_ok = !has_any(txt, n, "()'\"\\`");
+    const char *const *forms = t == SGM_ARITH_EXPR ? expr : name;
+    size_t nf = t == SGM_ARITH_EXPR ? sizeof expr / sizeof *expr : sizeof name / sizeof *name;
+    for (unsigned tries = 0; tries < 8; tries++) {
+        const char *f = forms[rnd(rng, nf)];
+        if ((strchr(f, '\'') && !quoted_ok) || ((strstr(f, "((") || strstr(f, "$[")) && !bare_ok))
+            continue;
+        return wrap_seg(l, s, f, out);
+    }
+    return 0;
+}
+
+/* A line whose here-documents, if any, are all complete before its end: text
+ * may go after it, or before it. */
+static int line_heredoc_free(const line *l)
+{
+    return !memmem(l->s, l->len, "<<", 2);
+}
+
+/* heredoc: a here-document before the line (its commands then run as before), in
+ * one of the delimiter forms whose end shellgate must find where bash finds it.
+ * echo -n reads no input and prints nothing. */
+static int t_heredoc(const line *l, uint64_t *rng, char **out)
+{
+    static const char *const pre[] = {
+        "echo -n <<'EOF'\nx\nEOF\n",
+        "echo -n <<EOF\nEO\\\nF\n",
+        "echo -n <<-EOF\n\tEOF\n",
+        "echo -n <<-EOF\n\t\\\n\tEOF\n",
+        "echo -n <<E\"O\"F\n$(x)\nEOF\n",
+        "echo -n <<\\EOF\n$(x)\nEOF\n",
+        "echo -n <<'E'OF\nEO\\\nF\nEOF\n",
+        "echo -n <<A <<-B\nA\n\tB\n",
+        "echo -n <<EOF\r\nEOF\r\n",
+        ": $(echo -n <<EOF\nEOF)\n",
+        "echo -n <<E\\\nOF\nEOF\n",
+    };
+    if (!l->len)
+        return 0;
+    /* a line that starts or ends with an operator (`; ls`, `ls &&`) has an empty
+     * command there, which a line before or after it would fill */
+    size_t a = 0, z = l->len;
+    while (a < z && (l->s[a] == ' ' || l->s[a] == '\t'))
+        a++;
+    while (z > a && (l->s[z - 1] == ' ' || l->s[z - 1] == '\t'))
+        z--;
+    if (a == z || strchr(";&|", l->s[a]))
+        return 0;
+    int ends_open = strchr(";&|", l->s[z - 1]) != NULL;
+    sb o = { 0 };
+    if (rnd(rng, 4) == 0 && line_heredoc_free(l) && !ends_open) {
+        /* or after it, never ended: the end of the input ends it */
+        sb_add(&o, l->s, l->len);
+        sb_str(&o, "\necho -n <<EOF\nx");
+    } else {
+        sb_str(&o, pre[rnd(rng, sizeof pre / sizeof *pre)]);
+        sb_add(&o, l->s, l->len);
+    }
+    return sb_done(&o, out);
+}
+
+/* heredoc-body: CMD runs as $(CMD) in the body of an unquoted here-document (the
+ * command's own line must be the last, and hold no here-document: the body goes
+ * after it). */
+static int t_heredoc_body(const line *l, uint64_t *rng, char **out)
+{
+    static const char *const forms[][2] = {
+        {"echo -n <<EOF", "\n$(\1)\nEOF"},
+        {"echo -n <<-EOF", "\n\t$(\1)\n\tEOF"},
+        {"echo -n <<E\\\nOF", "\n$(\1)\nEO\\\nF"},
+        {"echo -n <<A <<B", "\nA\n$(\1)\nB"},
+    };
+    if (!line_heredoc_free(l))
+        return 0;
+    const sgr_segment *s = pick_seg(l, seg_wrap_ok, rng);
+    if (!s || memchr(l->s + s->span.off, '\n', l->len - s->span.off))
+        return 0;
+    size_t k = rnd(rng, sizeof forms / sizeof *forms);
+    sb o = { 0 };
+    sb_add(&o, l->s, s->span.off);
+    sb_str(&o, forms[k][0]);
+    sb_add(&o, l->s + s->span.off + s->span.len, l->len - s->span.off - s->span.len);
+    for (const char *f = forms[k][1]; *f; f++) {
+        if (*f == '\1')
+            sb_add(&o, l->s + s->span.off, s->span.len);
+        else
+            sb_ch(&o, *f);
+    }
+    return sb_done(&o, out);
+}
+
+int sgm_keeps_output(sgm_transform t)
+{
+    return !(t == SGM_ARITH_EXPR || t == SGM_ARITH_NAME || t == SGM_HEREDOC_BODY);
+}
+
 /* The text of a redirection: from its fd number or operator to the end of its
  * target.  0 when it cannot be cut out cleanly ({var}> forms, heredocs). */
 static int redir_extent(const line *l, const sgr_redir *r, size_t *a, size_t *b)
@@ -1550,6 +1835,22 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
         break;
     case SGM_IFS:
         r = t_ifs(&l, rng, out);
+        break;
+    case SGM_STATE:
+        r = t_state(&l, rng, out);
+        break;
+    case SGM_FEED:
+        r = t_feed(&l, rng, out);
+        break;
+    case SGM_ARITH_EXPR:
+    case SGM_ARITH_NAME:
+        r = t_arith(t, &l, rng, out);
+        break;
+    case SGM_HEREDOC:
+        r = t_heredoc(&l, rng, out);
+        break;
+    case SGM_HEREDOC_BODY:
+        r = t_heredoc_body(&l, rng, out);
         break;
     case SGM_PATH_SLASH:
     case SGM_PATH_DOT:

@@ -4,8 +4,9 @@
  * same way: the same programs with the same argv, in the same order, with the same
  * redirections -- except the path-* ones, which give a path operand another
  * spelling of the same file (the same argv once each path is resolved; path-glob
- * only for a path that exists, the one thing here that looks at the filesystem).  They work on the spans sgr_sh_parse reports, so a word is rewritten
- * only where its value is fully known (no $var, $(...), globs, braces, ~).
+ * only for a path that exists, the one thing here that looks at the filesystem).
+ * They work on the spans sgr_sh_parse reports, so a word is rewritten only where
+ * its value is fully known (no $var, $(...), globs, braces, ~).
  *
  * Ownership: sgm_apply hands back one sg_malloc'd string; sgm_variants fills a list
  * whose strings the caller releases with sgm_list_free.  Nothing here prints or runs
@@ -42,6 +43,12 @@
     X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
     X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
     X(IFS,          "ifs",          "${IFS} instead of the blank between two words") \
+    X(STATE,        "state",        "a shell variable set to its own value first: PATH=\"$PATH\"; CMD, export/declare/typeset/printf -v/read forms") \
+    X(FEED,         "feed",         "the command as text fed to a shell: echo 'CMD' | sh, printf '%s\\n' 'CMD' | bash -s, bash <(...), source <(...)") \
+    X(ARITH_EXPR,   "arith",        "a command as $(...) in arithmetic: (( a[$(CMD)] )), ${a[$(CMD)]}, x='a[$(CMD)]'; $((x)) (output captured)") \
+    X(ARITH_NAME,   "arith-name",   "a command as $(...) in a builtin's NAME operand: test -v 'a[$(CMD)]', read, printf -v, let (output captured)") \
+    X(HEREDOC,      "heredoc",      "a here-document before the line, in a delimiter form bash ends: EO\\<newline>F, <<-, <<E\"O\"F, $(...) rule") \
+    X(HEREDOC_BODY, "heredoc-body", "a command as $(...) in an unquoted here-document body (output captured)") \
     X(PATH_SLASH,   "path-slash",   "a path operand with a doubled slash: //etc/x, /etc//x") \
     X(PATH_DOT,     "path-dot",     "a path operand with /./ inside, or x/ and x/. for a directory") \
     X(PATH_UP,      "path-up",      "a path operand from /usr/../, /dev/fd/../../../ or /proc/self/root/") \
@@ -79,6 +86,12 @@ typedef struct sgm_list {
     sgm_variant *v;
     size_t n, cap;
 } sgm_list;
+
+/* 1 when transformation t keeps what the command prints; 0 when it captures the
+ * output of the command it moves into a substitution (arith, arith-name,
+ * heredoc-body: the same programs run with the same argv and files, but their
+ * standard output becomes part of an expression). */
+int sgm_keeps_output(sgm_transform t);
 
 /* Apply transformation t once to cmd[0..len), choosing where and how with *rng
  * (a splitmix64 state).  Returns 1 and sets *out (sg_malloc'd) when it applied, 0

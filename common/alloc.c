@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long fail_at;   /* 0: never; else the allocation number that fails first */
-static long count;
+/* Per thread, so threads that evaluate at once (check --batch) never race on the
+ * counter; a test injects failures into the thread it runs on. */
+static _Thread_local long fail_at;   /* 0: never; else the allocation number that fails first */
+static _Thread_local long count;
 
 static int should_fail(void)
 {

@@ -13,9 +13,10 @@ void *sg_realloc(void *p, size_t n);
 void sg_free(void *p);
 char *sg_strndup(const char *s, size_t n);
 
-/* Fail the nth allocation from now on (1 = the next one) and every one after it;
- * 0 disables injection.  Returns how many allocations have happened since the
- * last call, so a sweep knows when it has covered every allocation. */
+/* Fail the nth allocation from now on (1 = the next one) and every one after it,
+ * in the calling thread (counts are per thread); 0 disables injection.  Returns
+ * how many allocations the thread has made since the last call, so a sweep knows
+ * when it has covered every allocation. */
 long sg_alloc_fail_after(long nth);
 long sg_alloc_count(void);
 

@@ -96,6 +96,14 @@ typedef enum {
     SGC_CL_RUNS_NOTHING, SGC_CL_ASSIGNMENTS, SGC_CL_PERMUTE, SGC_CL_JOIN, SGC_CL_MOREARGS,
     SGC_CL_TEXT,                 /* text { OPTS }: values that are not file names */
     SGC_CL_TEXT_OPERAND,         /* text operand [unless { OPTS }] */
+    SGC_CL_LOOKUP,               /* lookup { OPTS }: the value is where the inner
+                                  * program is looked up (env -P DIR) */
+    SGC_CL_ARGV0,                /* argv0 { OPTS }: the value is the name the inner
+                                  * program is told it has (env -a NAME) */
+    SGC_CL_CODE,                 /* code { OPTS }: the value is the program, in the
+                                  * program's own language (python -c CODE) */
+    SGC_CL_STDIN,                /* stdin { OPTS }: the program runs what it reads
+                                  * from stdin (sh -s; with no operand) */
     SGC_CL_WRITES,               /* writes operands */
     SGC_CL_COPIES,               /* copies */
     SGC_CL_RUNS_FILE             /* runs operand */

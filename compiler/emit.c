@@ -482,13 +482,14 @@ static int cmp_pspec(const void *a, const void *b)
 
 /* The sorted, distinct words of d's clauses of kind k (and of kind k2, when not
  * k: a `text` option takes a value too) as a PROGOPTS slice. */
-static void emit_optlist(emitter *e, const sgc_progdecl *d, sgc_clause_kind k, sgc_clause_kind k2,
-                         uint32_t *off, uint32_t *len)
+/* The words of d's clauses whose kind is in mask (1u << sgc_clause_kind), sorted
+ * and deduplicated, as one PROGOPTS slice. */
+static void emit_optlist_kinds(emitter *e, const sgc_progdecl *d, uint32_t mask, uint32_t *off, uint32_t *len)
 {
     const char *tmp[512];
     uint32_t n = 0;
     for (const sgc_clause *cl = d->clauses; cl; cl = cl->next) {
-        if (cl->kind != k && cl->kind != k2)
+        if (!((mask >> cl->kind) & 1))
             continue;
         for (const sgc_wlist *w = cl->words; w; w = w->next) {
             if (n == 512) {
@@ -512,6 +513,12 @@ static void emit_optlist(emitter *e, const sgc_progdecl *d, sgc_clause_kind k, s
         buf_u32(&e->sec[SGT_SEC_PROGOPTS], intern(&e->str, tmp[i], strlen(tmp[i])));
         (*len)++;
     }
+}
+
+static void emit_optlist(emitter *e, const sgc_progdecl *d, sgc_clause_kind k, sgc_clause_kind k2,
+                         uint32_t *off, uint32_t *len)
+{
+    emit_optlist_kinds(e, d, 1u << k | 1u << k2, off, len);
 }
 
 static int emit_progspecs(emitter *e)
@@ -549,8 +556,10 @@ static int emit_progspecs(emitter *e)
                 for (const sgc_clause *cl = d->clauses; cl; cl = cl->next) {
                     if (!d->wrapper && cl->kind != SGC_CL_VALUE && cl->kind != SGC_CL_TEXT
                         && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE
-                        && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES && cl->kind != SGC_CL_RUNS_FILE)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN
+                        && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
+                        && cl->kind != SGC_CL_RUNS_FILE)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code', 'stdin', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -578,18 +587,25 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_JOIN: ps.flags |= SGT_PROG_JOIN; break;
             case SGC_CL_MOREARGS: ps.flags |= SGT_PROG_MOREARGS; break;
             case SGC_CL_TEXT_OPERAND: ps.flags |= SGT_PROG_TEXT_OPERAND; break;
+            case SGC_CL_STDIN: ps.flags |= SGT_PROG_STDIN; break;
             case SGC_CL_WRITES: ps.flags |= SGT_PROG_WRITES; break;
             case SGC_CL_COPIES: ps.flags |= SGT_PROG_COPIES; break;
             case SGC_CL_RUNS_FILE: ps.flags |= SGT_PROG_RUNS_FILE; break;
             default: break;
             }
         }
-        emit_optlist(e, d, SGC_CL_VALUE, SGC_CL_TEXT, &ps.value_off, &ps.value_len);
+        /* lookup, argv0 and code options take a value too */
+        emit_optlist_kinds(e, d, 1u << SGC_CL_VALUE | 1u << SGC_CL_TEXT | 1u << SGC_CL_LOOKUP | 1u << SGC_CL_ARGV0
+                                 | 1u << SGC_CL_CODE, &ps.value_off, &ps.value_len);
         emit_optlist(e, d, SGC_CL_SCRIPT, SGC_CL_SCRIPT, &ps.script_off, &ps.script_len);
         emit_optlist(e, d, SGC_CL_EXEC, SGC_CL_EXEC, &ps.exec_off, &ps.exec_len);
         emit_optlist(e, d, SGC_CL_END, SGC_CL_END, &ps.end_off, &ps.end_len);
         emit_optlist(e, d, SGC_CL_TEXT, SGC_CL_TEXT, &ps.text_off, &ps.text_len);
         emit_optlist(e, d, SGC_CL_TEXT_OPERAND, SGC_CL_TEXT_OPERAND, &ps.first_off, &ps.first_len);
+        emit_optlist(e, d, SGC_CL_LOOKUP, SGC_CL_LOOKUP, &ps.lookup_off, &ps.lookup_len);
+        emit_optlist(e, d, SGC_CL_ARGV0, SGC_CL_ARGV0, &ps.argv0_off, &ps.argv0_len);
+        emit_optlist(e, d, SGC_CL_CODE, SGC_CL_CODE, &ps.code_off, &ps.code_len);
+        emit_optlist(e, d, SGC_CL_STDIN, SGC_CL_STDIN, &ps.stdin_off, &ps.stdin_len);
         if (ps.exec_len && !ps.end_len)
             sgc_error(c, d->loc, "an 'exec' clause needs an 'end' clause (the words that end the inner command)");
         buf_add(&e->sec[SGT_SEC_PROGSPECS], &ps, sizeof ps);

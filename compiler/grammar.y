@@ -30,7 +30,8 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL IS OPERANDS COPIES.
+    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
+    IS OPERANDS COPIES.
 
 %left OR.
 %left AND.
@@ -88,7 +89,8 @@ hlimits(L) ::= hlimits(P) WORD(K) WORD(V).    { L = sgc_wlist_new(ps, &K, P); L 
 wordlist(L) ::= word(W).             { L = sgc_wlist_new(ps, &W, NULL); }
 wordlist(L) ::= wordlist(P) word(W). { L = sgc_wlist_new(ps, &W, P); }
 
-/* clause -> value|script|exec|end|text '{' WORD* '}'  |  text operand [unless '{' WORD* '}']
+/* clause -> value|script|exec|end|text|lookup|argv0|code|stdin '{' WORD* '}'
+ *         |  text operand [unless '{' WORD* '}']
  *         |  skip N  |  runs nothing | flags */
 %type clauses { sgc_clause * }
 %type clause { sgc_clause * }
@@ -108,6 +110,10 @@ clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENT
 clause(C) ::= PERMUTE(K).             { C = sgc_clause_new(ps, SGC_CL_PERMUTE, &K, NULL, NULL); }
 clause(C) ::= JOIN(K).                { C = sgc_clause_new(ps, SGC_CL_JOIN, &K, NULL, NULL); }
 clause(C) ::= MOREARGS(K).            { C = sgc_clause_new(ps, SGC_CL_MOREARGS, &K, NULL, NULL); }
+clause(C) ::= LOOKUP(K) LBRACE cwords(W) RBRACE.    { C = sgc_clause_new(ps, SGC_CL_LOOKUP, &K, W, NULL); }
+clause(C) ::= ARGV0(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_ARGV0, &K, W, NULL); }
+clause(C) ::= CODE(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_CODE, &K, W, NULL); }
+clause(C) ::= STDIN(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_STDIN, &K, W, NULL); }
 /* files the program makes or runs (docs/language.md "Files made on the line") */
 clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }

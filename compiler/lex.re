@@ -163,6 +163,10 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "permute"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PERMUTE; }
         "join"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_JOIN; }
         "moreargs"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MOREARGS; }
+        "lookup"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LOOKUP; }
+        "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
+        "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }
+        "stdin"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_STDIN; }
         "operand"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERAND; }
         "unless"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_UNLESS; }
         "limit"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LIMIT; }

@@ -27,6 +27,9 @@ function(sg_fuzz_add target harness)
     target_link_libraries(${target} PRIVATE sgcompiler)
   elseif(harness STREQUAL "shparse")
     target_link_libraries(${target} PRIVATE sgruntime)
+  elseif(harness STREQUAL "exec")
+    # the executor's prepare stage under the embedded default pack
+    target_link_libraries(${target} PRIVATE sgexec sgshellgate sgfuzz_embedded sgshellgate ${CJSON_LIBRARIES})
   else()
     # rules, eval, batch, table (edit mode): the library face and the embedded packs
     target_link_libraries(${target} PRIVATE sgshellgate sgfuzz_embedded sgshellgate ${CJSON_LIBRARIES})
@@ -42,3 +45,6 @@ list(APPEND SG_FUZZ_HARNESSES bundle)
 # the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
 # built into sgshellgate) over the checked AST
 list(APPEND SG_FUZZ_HARNESSES diff)
+
+# the executor's prepare stage: plan, word expansion, rendering (exec/run.h)
+list(APPEND SG_FUZZ_HARNESSES exec)

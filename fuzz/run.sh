@@ -18,7 +18,7 @@ secs=$2
 shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 work=${FUZZ_WORK:-$build/fuzz-work}
-harnesses=${*:-"lexer rules table shparse eval batch diff hooks"}
+harnesses=${*:-"lexer rules table shparse eval batch diff hooks exec"}
 status=0
 
 printf '%-8s %10s %9s %7s %7s %6s  %s\n' harness execs execs/s cov0 cov new result

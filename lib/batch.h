@@ -1,10 +1,17 @@
 /* batch.h - the JSON face of `shellgate check --batch` and `check --json`
  * (../shared/DESIGN.md "JSON"): one input line to a request, one decision to the
- * object printed for it.  Shared by the CLI and fuzz/fuzz_batch.c, so the fuzzer
- * runs the code users run.
+ * object printed for it, and the block reader/writer the batch loop runs on.
+ * Shared by the CLI and fuzz/fuzz_batch.c, so the fuzzer runs the code users run.
  *
- * Ownership: a request's strings live in its JSON tree until sg_batch_req_free;
- * the objects returned are the caller's to cJSON_Delete. */
+ * Two ways each, one answer: a request in the common shape (an object of "cmd"
+ * and "cwd" strings without \u escapes) is read in place, without a tree; any
+ * other line goes to cJSON, which also words every error.  Answers are written
+ * straight into a byte buffer (sg_batch_write), byte for byte what cJSON prints
+ * for sg_batch_result_json (tests/test_batch.c holds the two to that).
+ *
+ * Ownership: a request's strings live in the line it was parsed from (the fast
+ * path decodes them in place) or in its JSON tree, until sg_batch_req_free and
+ * as long as the line; the objects returned are the caller's to cJSON_Delete. */
 #ifndef SG_BATCH_H
 #define SG_BATCH_H
 #include <stddef.h>
@@ -15,16 +22,22 @@
 #define SG_BATCH_MAX_ROOTS 64
 
 typedef struct sg_batch_req {
-    cJSON *json;                            /* owns the strings below */
+    cJSON *json;                            /* owns the strings below; NULL when the
+                                             * fast path read them in the line */
     const char *cmd;
+    size_t cmd_len;                         /* strlen(cmd) */
     const char *cwd;                        /* NULL: not given */
     const char *roots[SG_BATCH_MAX_ROOTS];
     size_t nroots;                          /* 0: not given */
+    int fast;                               /* 1: read without cJSON */
 } sg_batch_req;
 
-/* Parse line[0..n) (no line ending).  Returns NULL with *req filled, or the
- * message for the deny line to print instead (nothing to free then). */
-const char *sg_batch_parse(const char *line, size_t n, sg_batch_req *req);
+/* Parse line[0..n) (no line ending); the bytes of line may be rewritten (strings
+ * decoded in place).  Returns NULL with *req filled, or the message for the deny
+ * line to print instead (nothing to free then). */
+const char *sg_batch_parse(char *line, size_t n, sg_batch_req *req);
+/* The same through cJSON alone, line untouched: the reference for the fast path. */
+const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req);
 void sg_batch_req_free(sg_batch_req *req);
 
 /* The verdict as printed: the decision after admission, and what admission added. */
@@ -43,5 +56,55 @@ typedef struct sg_batch_out {
 cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_batch_out *v);
 /* {"decision": "deny", "error": err}; NULL when memory runs out. */
 cJSON *sg_batch_error_json(const char *err);
+
+/* A growing byte buffer (sg_malloc'd). */
+typedef struct sg_batch_buf {
+    char *s;
+    size_t len, cap;
+} sg_batch_buf;
+
+/* What is printed for a line when memory runs out, line ending included. */
+#define SG_BATCH_OOM_LINE "{\"decision\":\"deny\",\"error\":\"out of memory\"}\n"
+
+/* Append cJSON_PrintUnformatted(sg_batch_result_json(t, r, v)) and "\n" to b.
+ * 0, or -1 when memory runs out (b as it was). */
+int sg_batch_write(sg_batch_buf *b, const sgr_table *t, const sgr_result *r, const sg_batch_out *v);
+/* The same for sg_batch_error_json(err). */
+int sg_batch_write_error(sg_batch_buf *b, const char *err);
+
+/* The batch's input and output: read in large blocks from in_fd, answers
+ * gathered in out and written to out_fd in large blocks, and always before the
+ * reader could wait for input (a client that sends one line and waits for its
+ * answer gets it). */
+typedef struct sg_batch_io {
+    int in_fd, out_fd;
+    char *in;
+    size_t cap, have, pos;                  /* in[pos..have) not yet handed out */
+    int eof, err;                           /* err: a read or write failed */
+    sg_batch_buf out;
+} sg_batch_io;
+
+void sg_batch_io_init(sg_batch_io *io, int in_fd, int out_fd);
+/* The next non-empty line, its ending ("\n", and any "\r" or "\n" before it)
+ * removed: 1 with *line and *n set (the bytes are the caller's to rewrite until the
+ * next call), 0 at the end of input, -1 when memory runs out or a read fails. */
+int sg_batch_next_line(sg_batch_io *io, char **line, size_t *n);
+/* Write out what is gathered.  0, or -1 when a write fails (io->err set). */
+int sg_batch_flush(sg_batch_io *io);
+/* Flush and release. */
+int sg_batch_io_close(sg_batch_io *io);
+
+/* The answer for one line (its bytes the function's to rewrite), appended to out:
+ * 0, or -1 when memory runs out (out as it was). */
+typedef int (*sg_batch_fn)(void *ud, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out);
+
+/* Every line of io answered by fn, the answers in input order, then io flushed.
+ * With threads > 1, runs of many lines read at once are shared among that many
+ * threads (at most 17), each with a context of its own over t, so fn must change
+ * nothing but its ctx and out (a pure check: no admission, no log); the calling
+ * thread answers on ctx, and alone whenever few lines are waiting (a client that
+ * sends a line and waits).  An answer that cannot be written is the out-of-memory
+ * line.  0, or -1 when a read, a write or memory failed. */
+int sg_batch_run(sg_batch_io *io, const sgr_table *t, sgr_ctx *ctx, int threads, sg_batch_fn fn, void *ud);
 
 #endif

@@ -332,6 +332,18 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         optlist(&d, "script", p->script_off, p->script_len);
         optlist(&d, "exec", p->exec_off, p->exec_len);
         optlist(&d, "end", p->end_off, p->end_len);
+        optlist(&d, "lookup", p->lookup_off, p->lookup_len);
+        optlist(&d, "argv0", p->argv0_off, p->argv0_len);
+        optlist(&d, "code", p->code_off, p->code_len);
+        if (p->flags & SGT_PROG_STDIN) {
+            /* written even when empty: the clause itself is the flag */
+            puts_(&d, " stdin {");
+            for (uint32_t k = 0; k < p->stdin_len; k++) {
+                put(&d, " ", 1);
+                qstr(&d, sgr_str(t, t->progopts[p->stdin_off + k]));
+            }
+            puts_(&d, " }");
+        }
         if (p->skip)
             putf(&d, " skip %u", p->skip);
         if (p->flags & SGT_PROG_RUNS_NOTHING)

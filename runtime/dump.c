@@ -51,7 +51,8 @@ static const flagname prog_flags[] = {
     {SGT_PROG_WRAPPER, "wrapper"},     {SGT_PROG_RUNS_NOTHING, "runs-nothing"},
     {SGT_PROG_ASSIGNMENTS, "assignments"}, {SGT_PROG_PERMUTE, "permute"},
     {SGT_PROG_JOIN, "join"},           {SGT_PROG_MOREARGS, "moreargs"},
-    {SGT_PROG_TEXT_OPERAND, "text-operand"}, {SGT_PROG_WRITES, "writes-operands"},
+    {SGT_PROG_TEXT_OPERAND, "text-operand"},
+    {SGT_PROG_STDIN, "stdin"},         {SGT_PROG_WRITES, "writes-operands"},
     {SGT_PROG_COPIES, "copies"},       {SGT_PROG_RUNS_FILE, "runs-operand"},
     {0, NULL}};
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "eval.h"
 #include "unwrap.h"
+#include "state.h"
 #include "hook_lua.h"
 #include "pathcache.h"
 #include "pathgroup.h"
@@ -188,6 +189,7 @@ struct sgr_ctx {
     sgr_tmpl *tmpl;
     sgr_piece *pieces;                  /* [PIECES_MAX] */
     size_t npieces;                     /* in use */
+    uint32_t code_set;                  /* the set named code_vars (state.h), SGT_NONE */
 };
 
 /* ---- rule pre-filter ----------------------------------------------------------
@@ -573,6 +575,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
         return NULL;
     }
     index_implies(t, c->implied);
+    c->code_set = sgr_state_code_set(t);
     for (int ch = 0; ch < 128; ch++) {
         c->short_opt[ch][0] = '-';
         c->short_opt[ch][1] = (char)ch;
@@ -1792,6 +1795,7 @@ static int add_word(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint
         /* relative to a directory only known at run time */
         flags |= SGR_W_VAR;
         mark_unknown(nm, w, wl);
+        nm->rel_unknown++;
     }
     /* a relative operand under every cwd the segment may run in (the last one
      * first); an absolute one once */
@@ -3576,7 +3580,7 @@ static void cwd_add(cwd_set *cs, const char *d)
         if (strcmp(cs->v[i], d) == 0)
             return;
     if (cs->n == SGR_MAX_CWDS)
-        cs->unknown = 1;                   /* too many places to follow: fail closed */
+        cs->unknown |= 1;                  /* too many places to follow: fail closed */
     else
         cs->v[cs->n++] = d;
 }
@@ -3585,7 +3589,8 @@ static void cwd_add(cwd_set *cs, const char *d)
  * of its own cwds, into tgt (deduplicated; tgt's vector is allocated here, only
  * for cd and pushd: most segments change nothing).  Returns 1 for a directory
  * change with known targets, 0 for no change, 2 for a change to somewhere only
- * known at run time, -1 on OOM. */
+ * known at run time, 3 for a change to a directory the shell remembers from before
+ * the line (cd - goes to OLDPWD, popd and pushd to the directory stack), -1 on OOM. */
 static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
@@ -3593,7 +3598,7 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
     int cd = nm->prog.len == 2 && memcmp(nm->prog.s, "cd", 2) == 0;
     int pushd = nm->prog.len == 5 && memcmp(nm->prog.s, "pushd", 5) == 0;
     if (nm->prog.len == 4 && memcmp(nm->prog.s, "popd", 4) == 0)
-        return 2;
+        return 3;
     if (!cd && !pushd)
         return 0;
     tgt->v = sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS);
@@ -3609,8 +3614,10 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
     const char *t;
     uint32_t tl, flags;
     if (i >= s->argc) {
-        if (!cd || !home || home[0] != '/')
-            return 2;                      /* bare pushd swaps the stack */
+        if (!cd)
+            return 3;                      /* bare pushd swaps the stack */
+        if (!home || home[0] != '/')
+            return 2;
         t = "~";
         tl = 1;
         flags = SGR_W_TILDE;
@@ -3634,8 +3641,9 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
                 flags &= ~(uint32_t)SGR_W_BRACE;
             }
         }
-        if ((flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || (tl == 1 && t[0] == '-') || (t[0] == '~' && tl > 1 && t[1] != '/')
-            || (pushd && (t[0] == '+' || t[0] == '-')))
+        if ((tl == 1 && t[0] == '-' && !(flags & SGR_W_UNKNOWN)) || (pushd && (t[0] == '+' || t[0] == '-')))
+            return 3;
+        if ((flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || (t[0] == '~' && tl > 1 && t[1] != '/'))
             return 2;
     }
     if (nm->cwd_unknown && t[0] != '/' && !(flags & SGR_W_TILDE))
@@ -4064,7 +4072,8 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
             /* an empty line runs nothing */
             r->cl.seg[0].flags = 0;
         }
-    } else if (sgr_unwrap(&c->arena, &r->cl, t, &c->lim) == -2) {
+    } else if (sgr_unwrap(&c->arena, &r->cl, t, &c->lim) == -2
+               || sgr_state(&c->arena, &r->cl, t, c->code_set, &c->lim) == -2) {
         oom_result(c);
         return r;
     }
@@ -4121,14 +4130,26 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
         r->norm[i].cwds = cw;
         r->norm[i].ncwds = ncw;
         r->norm[i].cwd_unknown = unk;
+        if ((unk & 2) && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+            /* after cd - or popd, what a relative path names depends on the directory
+             * the shell had before the line: state the line does not show */
+            if (resolve_paths(c, i) < 0) {
+                oom_result(c);
+                return r;
+            }
+            if (r->norm[i].rel_unknown) {
+                r->cl.seg[i].flags |= SGR_SEG_DYNAMIC;
+                r->cl.seg[i].dyn_reason = "a relative path after cd - or popd, which go to a directory from before the line";
+            }
+        }
         cwd_set tgt = { NULL, 0, 0 };
         int ch = cd_targets(c, i, &tgt);
         if (ch < 0) {
             oom_result(c);
             return r;
         }
-        if (ch == 2)
-            all.unknown = 1;
+        if (ch >= 2)
+            all.unknown |= ch == 3 ? 3 : 1;
         for (uint32_t k = 0; ch == 1 && k < tgt.n; k++)
             cwd_add(&all, tgt.v[k]);
         if (s->parent >= 0)
@@ -4137,11 +4158,11 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
                       && !(s->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL));
         if (ch == 1 && chained)
             sure = tgt;                    /* `cd X && next`: next runs in X */
-        else if (ch == 2 && chained)
+        else if (ch >= 2 && chained)
             sure.v = NULL;                 /* unknown: the general set (marked unknown) */
         else if (!(chained && sure.v))
             sure.v = NULL;                 /* the chain ended (;, ||, &, a pipeline) */
-        if (ch == 2)
+        if (ch >= 2)
             sure.v = NULL;
     }
 

@@ -44,7 +44,9 @@ typedef struct sgr_norm {
                                        * earlier cd/pushd target (a cd can fail, and a
                                        * subshell's cd does not outlive it) */
     uint32_t ncwds;
-    int cwd_unknown;                  /* a cd went somewhere only known at run time */
+    int cwd_unknown;                  /* a cd went somewhere only known at run time;
+                                       * bit 2: to a directory the shell had before the
+                                       * line (cd -, popd) */
     int paths_state;                  /* 0 not resolved, 1 resolved */
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
     uint64_t *pin;                    /* the evaluator's memo, per path: the path
@@ -60,6 +62,8 @@ typedef struct sgr_norm {
                                        * a brace alternative, a partly known word;
                                        * runtime/pathpat.h), NULL: paths[i] itself */
     uint32_t npats;                   /* how many are patterns */
+    uint32_t rel_unknown;             /* relative paths under a cwd only known at run
+                                       * time (the segment is then dynamic) */
 } sgr_norm;
 
 /* In vflags: the value of a program's `text` option (a pattern, a number), which

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 3u
+#define SGT_VERSION 4u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -198,11 +198,14 @@ typedef struct sgt_bucket {
 #define SGT_PROG_MOREARGS     0x20u       /* the inner command gets more args (xargs) */
 #define SGT_PROG_TEXT_OPERAND 0x40u       /* the first operand is text, not a file (grep's
                                            * pattern), unless an option of first_* is given */
-#define SGT_PROG_WRITES       0x80u       /* may create or replace each operand (tee) */
-#define SGT_PROG_COPIES       0x100u      /* makes its last operand (or, in the directory it
+#define SGT_PROG_STDIN        0x80u       /* it runs the program it reads from stdin when it
+                                           * has no operand (or '-'), no script or code
+                                           * option, or a stdin option */
+#define SGT_PROG_WRITES       0x100u      /* may create or replace each operand (tee) */
+#define SGT_PROG_COPIES       0x200u      /* makes its last operand (or, in the directory it
                                            * or an option value names, each other one's
                                            * name) a copy of or a link to the others (cp, ln) */
-#define SGT_PROG_RUNS_FILE    0x200u      /* runs its first operand as code (sh FILE) */
+#define SGT_PROG_RUNS_FILE    0x400u      /* runs its first operand as code (sh FILE) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
@@ -216,6 +219,14 @@ typedef struct sgt_progspec {
                                            * (a pattern, a number), never a file */
     uint32_t first_off, first_len;        /* PROGOPTS: options that, given, make the first
                                            * operand a file again (grep -e, -f) */
+    uint32_t lookup_off, lookup_len;      /* PROGOPTS: value options whose value is where
+                                           * the inner program is looked up (env -P) */
+    uint32_t argv0_off, argv0_len;        /* PROGOPTS: value options whose value is the
+                                           * name the inner program is told (env -a) */
+    uint32_t code_off, code_len;          /* PROGOPTS: value options whose value is the
+                                           * program, in its own language (python -c) */
+    uint32_t stdin_off, stdin_len;        /* PROGOPTS: flags that make the program read its
+                                           * program from stdin (sh -s); SGT_PROG_STDIN */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

@@ -34,9 +34,15 @@
  * - `[[ ... ]]` and `(( ... ))` become segments whose argv starts with "[[" / "((".
  * - Heredoc bodies are stored after backslash processing (\$ \` \\ \newline) with
  *   expansions verbatim; quoted-delimiter bodies verbatim.  <<- strips leading tabs.
- *   A delimiter line may end in \r.  Commands in a body's $(...) get nest HEREDOC
- *   and are moved to follow the segment owning the heredoc.
- * - `>&word` with a non-numeric literal word is stored as BOTH (bash: &>word). */
+ *   The delimiter line is found as bash finds it (heredoc_lines), and a \r is a
+ *   byte of the delimiter word.  Commands in a body's $(...) get nest HEREDOC and
+ *   are moved to follow the segment owning the heredoc.
+ * - `>&word` with a non-numeric literal word is stored as BOTH (bash: &>word).
+ * - What bash evaluates as code in values (arithmetic, NAME operands, prompts) is
+ *   read as it is lexed and, for variables, at the end of the parse ("code in
+ *   values"); an unquoted $IFS splits its word into fields; a line that changes
+ *   IFS makes its SPLITS segments dynamic; fork bombs are found from the functions
+ *   the line defines (fork_code). */
 
 #define HARD_DEPTH 200u
 
@@ -66,6 +72,52 @@ typedef struct tok {
     size_t start, len;    /* for T_REDIR: fd digits + operator */
 } tok;
 
+typedef struct vec {
+    void *p;
+    uint32_t n, cap;
+} vec;
+
+/* Code bash finds in values (see "code in values" below): a variable whose value
+ * it evaluates, and a text to read as the code it is. */
+enum ref_kind {
+    REF_ARITH,    /* the value is an arithmetic expression: `$((x))`, `[[ $x -eq 1 ]]` */
+    REF_NAME,     /* the value is a variable name, subscript included: `${!x}` */
+    REF_PROMPT,   /* the value is prompt-expanded: `${x@P}` */
+    REF_OUTPUT    /* no variable: a command's output is evaluated as arithmetic */
+};
+enum scan_mode {
+    SC_ARITH,     /* an arithmetic expression (let, [[ -eq ]], declare -i values) */
+    SC_NAME,      /* a NAME operand (test -v, read, unset, printf -v, declare NAME=) */
+    SC_PROMPT,    /* a prompt string (${x@P}) */
+    SC_SCRIPT,    /* a command string bash evaluates (mapfile -C) */
+    SC_WORDS      /* a compound array assignment's words (declare -a a='(...)') */
+};
+typedef struct vref {
+    const char *name;     /* not NUL-terminated; NULL for REF_OUTPUT */
+    uint32_t nlen;
+    int32_t owner;        /* the segment that evaluates it, -1 for none (a header) */
+    uint8_t kind;         /* ref_kind */
+} vref;
+typedef struct vscan {
+    const char *text;
+    uint32_t len;
+    int32_t owner;
+    uint8_t mode;         /* scan_mode */
+    sgr_span span;        /* the word it came from */
+} vscan;
+/* A command in the body of a function the line defines (for fork bombs). */
+typedef struct vcall {
+    const char *fn, *callee;  /* the function, the command's program word */
+    uint32_t fnlen, clen;
+    int32_t seg;
+    uint8_t spawn;        /* it runs in a new process: pipeline, &, ( ), $( ) */
+} vcall;
+typedef struct codeq {
+    vec refs, scans;      /* vref, vscan */
+    vec funcs;            /* vcall with callee NULL: the functions defined */
+    vec calls;            /* vcall */
+} codeq;
+
 typedef struct parser {
     sg_arena *a;
     sgr_cmdline *cl;
@@ -87,18 +139,25 @@ typedef struct parser {
                            * nested script's line): they never move */
     sgr_segment *seg0v;   /* room for cl's first SEG_CAP0 segments, or NULL */
     uint32_t rdepth;
+    uint32_t in_comsub;   /* $(...) / <(...) levels open around pos: bash's rule for a
+                           * heredoc line that starts with the delimiter and has a ')' */
     const char *kw_s;     /* keyword_at's last answer: kw, for the word at */
     size_t kw_pos, kw_end;/* kw_s[kw_pos] in the input that ends at kw_end */
     int kw;
+    uint32_t arith;       /* > 0 while lexing text bash evaluates as arithmetic */
+    int split_ok;         /* lexing an argv word of a simple command: field splitting */
+    int unq_exp;          /* ... and it held an unquoted expansion */
+    vec pieces;           /* split_piece's fields of the word being lexed */
+    vec split;            /* sgr_word: the fields of the last word lexed, when its
+                           * unquoted $IFS split it (parse_simple takes them) */
+    int split_done;       /* ... it did */
+    int ifs_set;          /* an expansion or arithmetic on the line assigns IFS */
+    uint8_t refkind;      /* ref_kind of the $NAME expansions lexed now (value scans) */
+    codeq *q;             /* where refs and scans go (never NULL while parsing) */
     int err;              /* 0, -1 syntax/limit, -2 out of memory */
     const char *msg;
     sgr_span espan;
 } parser;
-
-typedef struct vec {
-    void *p;
-    uint32_t n, cap;
-} vec;
 
 /* terminators a list may stop at */
 enum {
@@ -247,6 +306,30 @@ static void *vpush(parser *p, vec *v, size_t esz)
     if (e)
         memset(e, 0, esz);
     return e;
+}
+
+/* Record that owner's command evaluates the variable name[0..n) as kind; a
+ * REF_OUTPUT (name NULL) that it evaluates a command's output.  The post-pass
+ * (resolve_code) decides what that runs.  -1 on OOM. */
+static int add_ref(parser *p, int32_t owner, const char *name, size_t n, int kind)
+{
+    vref *r = vgrow(p, &p->q->refs, sizeof *r);
+    if (!r)
+        return -1;
+    r->name = name;
+    r->nlen = (uint32_t)n;
+    r->owner = owner;
+    r->kind = (uint8_t)kind;
+    return 0;
+}
+
+#define REF_NONE 0xff
+
+/* The ref_kind a $NAME lexed now gets: arithmetic text evaluates what it expands
+ * to; a value scan, what its mode says; elsewhere none. */
+static int ref_kind_now(const parser *p)
+{
+    return p->arith ? REF_ARITH : p->refkind;
 }
 
 #define TEXT_CHUNK 256
@@ -471,6 +554,16 @@ static int attach_redirs(parser *p, uint32_t start, uint16_t depth, const sgr_re
  * so owner is the nested script's parent) already has every segment from seg0 on
  * as a descendant: nothing moves, so sgr_sh_parse_nested's rollback to seg0 drops
  * exactly the script's segments and no earlier command of the line. */
+/* Where segment index x is after move_tail moved [n0, n0 + k) to i. */
+static int32_t moved_index(int32_t x, uint32_t i, uint32_t n0, uint32_t k)
+{
+    if (x >= (int32_t)n0 && x < (int32_t)(n0 + k))
+        return x - (int32_t)(n0 - i);
+    if (x >= (int32_t)i && x < (int32_t)n0)
+        return x + (int32_t)k;
+    return x;
+}
+
 static int move_tail(parser *p, int32_t owner, uint32_t n0)
 {
     sgr_cmdline *cl = p->cl;
@@ -489,13 +582,17 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
     memcpy(tmp, &cl->seg[n0], k * sizeof *tmp);
     memmove(&cl->seg[i + k], &cl->seg[i], (n0 - i) * sizeof *tmp);
     memcpy(&cl->seg[i], tmp, k * sizeof *tmp);
-    for (uint32_t j = i; j < n1; j++) {
-        int32_t par = cl->seg[j].parent;
-        if (par >= (int32_t)n0)
-            cl->seg[j].parent = par - (int32_t)(n0 - i);
-        else if (par >= (int32_t)i)
-            cl->seg[j].parent = par + (int32_t)k;
-    }
+    for (uint32_t j = i; j < n1; j++)
+        cl->seg[j].parent = moved_index(cl->seg[j].parent, i, n0, k);
+    /* and every index the analysis of code in values holds */
+    for (uint32_t j = 0; j < p->q->refs.n; j++)
+        ((vref *)p->q->refs.p)[j].owner = moved_index(((vref *)p->q->refs.p)[j].owner, i, n0, k);
+    for (uint32_t j = 0; j < p->q->scans.n; j++)
+        ((vscan *)p->q->scans.p)[j].owner = moved_index(((vscan *)p->q->scans.p)[j].owner, i, n0, k);
+    for (uint32_t j = 0; j < cl->nvars; j++)
+        cl->vars[j].seg = moved_index(cl->vars[j].seg, i, n0, k);
+    for (uint32_t j = 0; j < p->q->calls.n; j++)
+        ((vcall *)p->q->calls.p)[j].seg = moved_index(((vcall *)p->q->calls.p)[j].seg, i, n0, k);
     return 0;
 }
 
@@ -1012,21 +1109,29 @@ static int subst_list(parser *p, const ctx *c, int32_t owner, uint8_t nest, size
     p->pos += ol;
     TRY(enter(p, st));
     ctx sub = {owner, nest, (uint16_t)(c->depth + 1), c->segflags & INHERIT};
-    uint32_t hb = p->hd_base;
+    uint32_t hb = p->hd_base, ar = p->arith;
+    uint8_t rk = p->refkind;
     p->hd_base = p->hd_n;
+    p->in_comsub++;
+    p->arith = 0;           /* the commands inside are commands */
+    p->refkind = REF_NONE;
+    int sok = p->split_ok, unq = p->unq_exp;
+    p->split_ok = 0;
     int n = 0;
     tok t;
     TRY(parse_list(p, &sub, TM_RPAREN, &n, &t));
+    p->split_ok = sok;
+    p->unq_exp = unq;
     if (t.kind == T_EOF)
         return fail(p, st, p->end - st, "unterminated %s", what);
     if (t.kind != T_RPAREN)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, h->span.off, h->span.len, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    /* heredocs still waiting at the ')' (`$(cat <<EOF)`) stay pending: bash 5.2 warns
+     * and reads their bodies after the next newline outside, in order */
     p->hd_base = hb;
+    p->in_comsub--;
+    p->arith = ar;
+    p->refkind = rk;
     p->pos++;
     leave(p);
     return 0;
@@ -1037,6 +1142,8 @@ static int cmdsub(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t
                   int proc)
 {
     size_t st = p->pos, b0 = p->blen;
+    if (p->arith)
+        TRY(add_ref(p, owner, NULL, 0, REF_OUTPUT));
     TRY(subst_list(p, c, owner, proc ? SGR_NEST_PROCSUB : nest, 2, proc ? "<(" : "$("));
     p->blen = b0;
     TRY(putn(p, p->s + st, p->pos - st));
@@ -1080,59 +1187,179 @@ static int arith_prescan(const parser *p, size_t i)
     return -1;
 }
 
-/* arith -> text with balanced parens ')' ')'   (pos just after the opening "((");
- * $(...) and `...` inside are parsed as commands.  Text goes to the word stack. */
-static int scan_arith(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl,
-                      size_t st, const char *what)
+/* ---- arithmetic ------------------------------------------------------------ */
+
+/* What ends an arithmetic text (arith_text). */
+enum { AT_DPAREN, AT_BRACKET, AT_BRACE, AT_END };
+
+static int arith_text(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl,
+                      size_t st, int term, const char *what);
+
+/* A single quote in arithmetic text: bash ends it at the next ' as a quote, but
+ * expands what is inside and removes no quote, so `(( 'a[$(rm x)]' ))` runs rm.
+ * The inside is read as arithmetic text of its own. */
+static int arith_squote(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl)
 {
-    int depth = 0;
+    size_t q = p->pos;
+    const char *e = memchr(p->s + q + 1, '\'', p->end - q - 1);
+    if (!e)
+        return fail(p, q, p->end - q, "unterminated single quote");
+    size_t en = (size_t)(e - p->s), oend = p->end;
+    p->end = en;
+    p->pos = q + 1;
+    int r = arith_text(p, c, owner, nest, fl, q, AT_END, "'");
+    p->end = oend;
+    TRY(r);
+    p->pos = en + 1;
+    return 0;
+}
+
+/* arith -> (NAME | number | '(' arith ')' | '[' arith ']' | squote | dquote | dollar
+ *          | backtick | '\' char | char)*
+ * Text bash evaluates as an arithmetic expression, up to term: "))" (pos just
+ * after the opening "(("), the ']' of $[ or of a subscript, the '}' of ${x:o:l}
+ * (left for the caller), or the end of the input (a value).  It is read as bash
+ * reads it: like double-quoted text, except that a single quote quotes nothing
+ * (arith_squote); $(...) and `...` inside are commands (whose output is then
+ * code: REF_OUTPUT), and every variable named, bare or by $, is one whose value
+ * is evaluated (REF_ARITH).  A number's letters (0x1f, 16#ff) name nothing.
+ * Nothing goes to the word stack that stays there. */
+static int arith_text(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl,
+                      size_t st, int term, const char *what)
+{
+    int paren = 0, brack = 0;
+    p->arith++;
     for (;;) {
-        if (p->pos >= p->end)
+        if (p->pos >= p->end) {
+            if (term == AT_END)
+                break;
             return fail(p, st, p->end - st, "unterminated %s", what);
+        }
         char ch = p->s[p->pos];
         switch (ch) {
         case '(':
-            depth++;
+            paren++;
             break;
         case ')':
-            if (depth == 0) {
+            if (!paren && term == AT_DPAREN) {
                 if (p->pos + 1 < p->end && p->s[p->pos + 1] == ')') {
                     p->pos += 2;
+                    p->arith--;
                     return 0;
                 }
                 return fail(p, st, p->pos + 1 - st, "unterminated %s", what);
             }
-            depth--;
+            if (paren)
+                paren--;
+            break;
+        case '[':
+            brack++;
+            break;
+        case ']':
+            if (!brack && term == AT_BRACKET) {
+                p->pos++;
+                p->arith--;
+                return 0;
+            }
+            if (brack)
+                brack--;
+            break;
+        case '}':
+            if (term == AT_BRACE && !paren && !brack) {
+                p->arith--;
+                return 0;
+            }
             break;
         case '$':
-            TRY(dollar(p, c, owner, nest, 0, fl));
+            TRY(dollar(p, c, owner, nest, 1, fl));
             continue;
         case '`':
-            TRY(backtick(p, c, owner, nest, 0, fl));
+            TRY(backtick(p, c, owner, nest, 1, fl));
             continue;
         case '"':
             TRY(dquote(p, c, owner, nest, fl));
             continue;
         case '\'':
-            TRY(squote(p));
+            TRY(arith_squote(p, c, owner, nest, fl));
             continue;
         case '\\':
             if (p->pos + 1 < p->end)
                 p->pos++;
             break;
+        default:
+            if (is_name_start(ch)) {
+                size_t i = p->pos;
+                while (i < p->end && is_name_char(p->s[i]))
+                    i++;
+                TRY(add_ref(p, owner, p->s + p->pos, i - p->pos, REF_ARITH));
+                p->pos = i;
+                continue;
+            }
+            if (ch >= '0' && ch <= '9') {
+                size_t i = p->pos;
+                while (i < p->end && (is_name_char(p->s[i]) || p->s[i] == '#' || p->s[i] == '@'))
+                    i++;
+                p->pos = i;
+                continue;
+            }
         }
         p->pos++;
     }
+    p->arith--;
+    return 0;
 }
 
-/* param -> '${' (text | quoted | expansion | '{' param-body '}')* '}'   verbatim */
+/* arith -> arith_text '))'   (pos just after the opening "((") */
+static int scan_arith(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl,
+                      size_t st, const char *what)
+{
+    return arith_text(p, c, owner, nest, fl, st, AT_DPAREN, what);
+}
+
+/* param -> '${' ['!' | '#'] (NAME | digits | special) ['[' arith ']'] ['@P']
+ *          [':' arith | rest] '}'   kept verbatim.
+ * A subscript and the offset and length of ${x:o:l} are arithmetic (arith_text);
+ * the rest is text with quoting and expansions, up to the matching '}'.  ${!x}
+ * uses x's value as a name (REF_NAME), ${x@P} prompt-expands it (REF_PROMPT);
+ * in arithmetic the value of any ${x...} is code (ref_kind_now). */
 static int param_sub(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_dq,
                      uint32_t *fl)
 {
     size_t st = p->pos, b0 = p->blen;
-    int depth = 1;
+    int depth = 1, bang = 0, k = ref_kind_now(p);
     TRY(enter(p, st));
     p->pos += 2;
+    const char *s = p->s;
+    size_t e = p->end;
+    if (p->pos + 1 < e && (s[p->pos] == '!' || s[p->pos] == '#') && s[p->pos + 1] != '}') {
+        bang = s[p->pos] == '!';
+        p->pos++;
+    }
+    size_t ns = p->pos;
+    if (p->pos < e && is_name_start(s[p->pos])) {
+        while (p->pos < e && is_name_char(s[p->pos]))
+            p->pos++;
+    } else if (p->pos < e && s[p->pos] >= '0' && s[p->pos] <= '9') {
+        while (p->pos < e && s[p->pos] >= '0' && s[p->pos] <= '9')
+            p->pos++;
+    } else if (p->pos < e && s[p->pos] && strchr("@*#?$!-", s[p->pos]))
+        p->pos++;
+    size_t nl = p->pos - ns;
+    if (nl && k != REF_NONE)
+        TRY(add_ref(p, owner, s + ns, nl, k));
+    if (nl && bang)
+        TRY(add_ref(p, owner, s + ns, nl, REF_NAME));
+    if (nl && p->pos < e && s[p->pos] == '[') {
+        p->pos++;
+        TRY(arith_text(p, c, owner, nest, fl, st, AT_BRACKET, "${"));
+    }
+    if (nl && p->pos + 1 < e && s[p->pos] == '@' && s[p->pos + 1] == 'P')
+        TRY(add_ref(p, owner, s + ns, nl, REF_PROMPT));
+    if (nl && p->pos < e && s[p->pos] == ':'
+        && !(p->pos + 1 < e && strchr("-=?+", s[p->pos + 1]) && s[p->pos + 1])) {
+        p->pos++;
+        TRY(arith_text(p, c, owner, nest, fl, st, AT_BRACE, "${"));
+    }
     while (depth) {
         if (p->pos >= p->end)
             return fail(p, st, p->end - st, "unterminated ${");
@@ -1172,40 +1399,14 @@ static int param_sub(parser *p, const ctx *c, int32_t owner, uint8_t nest, int i
     return 0;
 }
 
-/* old_arith -> '$[' text-with-balanced-brackets ']'   (bash's deprecated $[...]
- * arithmetic: one word, blanks included; commands inside are parsed) */
+/* old_arith -> '$[' arith ']'   (bash's deprecated $[...] arithmetic: one word,
+ * blanks included) */
 static int old_arith(parser *p, const ctx *c, int32_t owner, uint8_t nest, uint32_t *fl)
 {
     size_t st = p->pos, b0 = p->blen;
-    int depth = 0;
     TRY(enter(p, st));
     p->pos += 2;
-    for (;;) {
-        if (p->pos >= p->end)
-            return fail(p, st, p->end - st, "unterminated $[");
-        char ch = p->s[p->pos];
-        if (ch == ']' && depth-- == 0) {
-            p->pos++;
-            break;
-        }
-        if (ch == '[')
-            depth++;
-        if (ch == '$') {
-            TRY(dollar(p, c, owner, nest, 0, fl));
-            continue;
-        }
-        if (ch == '`') {
-            TRY(backtick(p, c, owner, nest, 0, fl));
-            continue;
-        }
-        if (ch == '"') {
-            TRY(dquote(p, c, owner, nest, fl));
-            continue;
-        }
-        if (ch == '\\' && p->pos + 1 < p->end)
-            p->pos++;
-        p->pos++;
-    }
+    TRY(arith_text(p, c, owner, nest, fl, st, AT_BRACKET, "$["));
     leave(p);
     p->blen = b0;
     TRY(putn(p, p->s + st, p->pos - st));
@@ -1251,16 +1452,21 @@ static int dollar(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in_d
         p->pos++;
         return dquote(p, c, owner, nest, fl);
     }
+    int k = ref_kind_now(p);
     if (is_name_start(n)) {
         size_t i = st + 1;
         while (i < p->end && is_name_char(p->s[i]))
             i++;
+        if (k != REF_NONE)
+            TRY(add_ref(p, owner, p->s + st + 1, i - st - 1, k));
         TRY(putn(p, p->s + st, i - st));
         p->pos = i;
         *fl |= SGR_W_VAR;
         return 0;
     }
     if ((n >= '0' && n <= '9') || strchr("@*#?$!-", n)) {
+        if (k != REF_NONE && ((n >= '0' && n <= '9') || n == '@' || n == '*'))
+            TRY(add_ref(p, owner, p->s + st + 1, 1, k));
         TRY(putn(p, p->s + st, 2));
         p->pos += 2;
         *fl |= SGR_W_VAR;
@@ -1343,16 +1549,27 @@ static int parse_text(parser *p, const ctx *sub, const char *text, size_t n, sgr
 {
     input_save sv;
     input_push(p, &sv, text, 0, n, 1, ospan);
+    /* bash parses a `...` body as a string of its own when it runs it: no
+     * substitution is open around it there */
+    uint32_t ic = p->in_comsub, ar = p->arith;
+    uint8_t rk = p->refkind;
+    p->in_comsub = 0;
+    p->arith = 0;
+    p->refkind = REF_NONE;
+    int sok = p->split_ok, unq = p->unq_exp;
+    p->split_ok = 0;
     int cnt = 0;
     tok t;
     TRY(parse_list(p, sub, 0, &cnt, &t));
+    p->split_ok = sok;
+    p->unq_exp = unq;
     if (t.kind != T_EOF)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, 0, 0, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    if (p->hd_n > p->hd_base)
+        TRY(read_heredocs(p));      /* the end of the text ends them (bash warns) */
+    p->in_comsub = ic;
+    p->arith = ar;
+    p->refkind = rk;
     input_pop(p, &sv);
     return 0;
 }
@@ -1380,6 +1597,8 @@ static int backtick(parser *p, const ctx *c, int32_t owner, uint8_t nest, int in
         } else
             in[n++] = p->s[j];
     }
+    if (p->arith)
+        TRY(add_ref(p, owner, NULL, 0, REF_OUTPUT));
     TRY(enter(p, st));
     ctx sub = {owner, nest, (uint16_t)(c->depth + 1), c->segflags & INHERIT};
     TRY(parse_text(p, &sub, in, n, mkspan(p, st, en + 1 - st)));
@@ -1508,6 +1727,63 @@ static int lex_word(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_wo
 
 /* lex_word for any word, byte by byte: what lex_word does for one that
  * lex_simple_word does not take (parse_simple calls it directly for those). */
+/* One field of a word that an unquoted $IFS splits: its text buf[tb, te), its
+ * bytes in the input [sb, se), its flags. */
+typedef struct piece {
+    size_t tb, te, sb, se;
+    uint32_t flags;
+} piece;
+
+/* Length of an unquoted $IFS or ${IFS} at pos (bash splits the word there: with
+ * IFS as bash starts, blank, tab and newline, the expansion is whitespace only,
+ * so it separates fields and leaves nothing), or 0.  Sets p->ifs_set for an
+ * expansion that may assign IFS (${IFS=...}, ${IFS:=...}). */
+static size_t ifs_len(parser *p)
+{
+    const char *s = p->s + p->pos;
+    size_t n = p->end - p->pos;
+    if (n >= 4 && memcmp(s, "$IFS", 4) == 0 && !(n > 4 && is_name_char(s[4])))
+        return 4;
+    if (n >= 6 && memcmp(s, "${IFS}", 6) == 0)
+        return 6;
+    if (n >= 6 && memcmp(s, "${IFS", 5) == 0 && (s[5] == '=' || (s[5] == ':' && n > 6 && s[6] == '=')))
+        p->ifs_set = 1;
+    return 0;
+}
+
+/* Is the unquoted expansion at pos one of IFS that is not plain ($IFS, ${IFS}):
+ * ${IFS:0:1}, ${IFS%?}, whose value, some of IFS's whitespace, splits the word at
+ * run time where this parser cannot tell? */
+static int ifs_other(const parser *p)
+{
+    const char *s = p->s + p->pos;
+    size_t n = p->end - p->pos;
+    return n > 5 && memcmp(s, "${", 2) == 0 && (memcmp(s + 2, "IFS", 3) == 0
+                                                || (n > 6 && memcmp(s + 2, "!IFS", 4) == 0))
+           && (n == 5 || !is_name_char(s[5]));
+}
+
+/* Hand the fields of the word that started at start, text from b0, to p->split:
+ * each field a word, an unquoted empty one dropped (`${IFS}x` is one field). */
+static int split_fields(parser *p, size_t b0, size_t start, uint32_t pbase, sgr_word *w)
+{
+    piece *pc = p->pieces.p;
+    for (uint32_t k = pbase; k < p->pieces.n; k++) {
+        if (pc[k].te == pc[k].tb && !(pc[k].flags & SGR_W_QUOTED))
+            continue;
+        sgr_word *f = vgrow(p, &p->split, sizeof *f);
+        if (!f)
+            return -1;
+        TRY(mkword(p, p->buf + pc[k].tb, pc[k].te - pc[k].tb, pc[k].flags, pc[k].sb,
+                   pc[k].se - pc[k].sb, f));
+    }
+    p->pieces.n = pbase;
+    p->blen = b0;
+    p->split_done = 1;
+    /* *w is a placeholder: parse_simple puts the fields in its place */
+    return mkword(p, "", 0, 0, start, p->pos - start, w);
+}
+
 static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, sgr_word *w)
 {
     size_t start = p->pos, b0 = p->blen;
@@ -1515,6 +1791,10 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
     uint64_t bmark = 0;     /* per brace level: saw ',' or '..' */
     unsigned bdepth = 0;
     int bracket = 0;
+    /* an argv word is split at an unquoted $IFS: the field so far */
+    const int split = p->split_ok;
+    uint32_t pbase = p->pieces.n;
+    size_t fs = start, fb = b0;
     while (p->pos < p->end) {
         char ch = p->s[p->pos];
         if ((cclass(ch) & C_PLAIN) && !bdepth && !bracket && p->pos != start) {
@@ -1538,8 +1818,11 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
         case '\\':
             if (p->pos + 1 >= p->end)
                 break;      /* a trailing backslash is literal */
-            if (p->s[p->pos + 1] != '\n')
-                TRY(put(p, p->s[p->pos + 1]));
+            if (p->s[p->pos + 1] == '\n') {
+                p->pos += 2;    /* a line continuation quotes nothing: <<E\<nl>OF is <<EOF */
+                continue;
+            }
+            TRY(put(p, p->s[p->pos + 1]));
             p->pos += 2;
             fl |= SGR_W_QUOTED;
             continue;
@@ -1551,9 +1834,32 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
             TRY(dquote(p, c, owner, nest, &fl));
             continue;
         case '$':
+            if (split) {
+                size_t n = ifs_len(p);
+                if (n) {
+                    piece *f = vgrow(p, &p->pieces, sizeof *f);
+                    if (!f)
+                        return -1;
+                    *f = (piece){fb, p->blen, fs, p->pos, fl};
+                    p->pos += n;
+                    fs = p->pos;
+                    fb = p->blen;
+                    fl = 0;
+                    bmark = 0;
+                    bdepth = 0;
+                    bracket = 0;
+                    continue;
+                }
+                char d = p->pos + 1 < p->end ? p->s[p->pos + 1] : 0;
+                /* an expansion ($'...' and $"..." are quotes, a lone $ a byte) */
+                if (d && (strchr("({[@*#?$!-", d) || is_name_char(d)))
+                    p->unq_exp = ifs_other(p) ? 2 : p->unq_exp ? p->unq_exp : 1;
+            }
             TRY(dollar(p, c, owner, nest, 0, &fl));
             continue;
         case '`':
+            if (split && !p->unq_exp)
+                p->unq_exp = 1;
             TRY(backtick(p, c, owner, nest, 0, &fl));
             continue;
         case '*': case '?':
@@ -1595,8 +1901,17 @@ static int lex_word_loop(parser *p, const ctx *c, int32_t owner, uint8_t nest, s
         p->pos++;
     }
 done:
+    if (p->pieces.n > pbase) {
+        piece *f = vgrow(p, &p->pieces, sizeof *f);
+        if (!f)
+            return -1;
+        *f = (piece){fb, p->blen, fs, p->pos, fl};
+        return split_fields(p, b0, start, pbase, w);
+    }
     return word_finish(p, b0, start, fl, w);
 }
+
+static int array_word(parser *p, const ctx *c, int32_t owner, uint32_t *fl);
 
 /* assignment -> NAME ['+'] '=' word | NAME ['+'] '=' '(' word* ')'   (arrays kept
  * verbatim; the commands in their words are still parsed) */
@@ -1623,6 +1938,9 @@ static int lex_assign(parser *p, const ctx *c, int32_t owner, size_t nl, sgr_wor
             p->pos++;
             break;
         }
+        if (ch == '\n' && p->hd_n > p->hd_base)
+            return fail(p, p->pos, 1, "here-document pending at a newline in an array "
+                        "assignment: bash reads it inconsistently");
         if (ch == '\n' || ch == '\r') {
             p->pos++;
             continue;
@@ -1630,16 +1948,75 @@ static int lex_assign(parser *p, const ctx *c, int32_t owner, size_t nl, sgr_wor
         if (is_meta(ch) && !((ch == '<' || ch == '>') && p->pos + 1 < p->end
                              && p->s[p->pos + 1] == '('))
             return fail(p, p->pos, 1, "syntax error near unexpected token '%c'", ch);
-        sgr_word tmp;
-        TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &tmp));
-        fl |= tmp.flags;
+        TRY(array_word(p, c, owner, &fl));
     }
     p->blen = b0;
     TRY(putn(p, p->s + start, p->pos - start));
-    return word_finish(p, b0, start, fl, w);
+    return word_finish(p, b0, start, fl | SGR_W_ARRAY, w);
+}
+
+/* array_word -> '[' arith ']' word? | word   an element of a compound array
+ * assignment: a subscript is arithmetic, as bash reads it (`a=(['$(rm x)']=1)`
+ * runs rm); flags of what it holds go to *fl. */
+static int array_word(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
+{
+    uint32_t f = 0;
+    size_t b0 = p->blen;
+    if (p->s[p->pos] == '[') {
+        size_t st = p->pos++;
+        TRY(arith_text(p, c, owner, SGR_NEST_CMDSUB, &f, st, AT_BRACKET, "["));
+        p->blen = b0;
+        if (word_ends_at(p, p->pos)) {
+            *fl |= f;
+            return 0;
+        }
+    }
+    sgr_word tmp = {0};
+    TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &tmp));
+    *fl |= f | tmp.flags;
+    return 0;
 }
 
 /* ---- redirections and heredocs -------------------------------------------- */
+
+/* here_end -> word ('\r' word?)*   A heredoc's delimiter as bash reads it: a carriage
+ * return is a word byte to bash (`<<EOF<CR>x` waits for the line EOF<CR>x), and
+ * nothing in the word is expanded, so a $(...) in it runs nothing: the segments
+ * lexing it made are dropped. */
+static int heredoc_word(parser *p, const ctx *c, int32_t owner, sgr_word *w)
+{
+    codeq *q = p->q;
+    uint32_t n0 = p->cl->nseg, pl0 = p->cl->npipelines, h0 = p->hd_n, v0 = p->cl->nvars;
+    uint32_t r0 = q->refs.n, s0 = q->scans.n, f0 = q->funcs.n, k0 = q->calls.n;
+    size_t start = p->pos;
+    TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, w));
+    if (p->pos < p->end && p->s[p->pos] == '\r') {
+        size_t b0 = p->blen;
+        uint32_t fl = w->flags;
+        TRY(putn(p, w->text, w->len));
+        while (p->pos < p->end && p->s[p->pos] == '\r') {
+            TRY(put(p, '\r'));
+            p->pos++;
+            if (p->pos < p->end && !is_meta(p->s[p->pos])) {
+                sgr_word part = {0};
+                TRY(lex_word(p, c, owner, SGR_NEST_CMDSUB, &part));
+                TRY(putn(p, part.text, part.len));
+                fl |= part.flags;
+            }
+        }
+        TRY(word_finish(p, b0, start, fl, w));
+    }
+    /* and what the analysis of code in values recorded for them */
+    p->cl->nseg = n0;
+    p->cl->npipelines = pl0;
+    p->hd_n = h0;
+    p->cl->nvars = v0;
+    q->refs.n = r0;
+    q->scans.n = s0;
+    q->funcs.n = f0;
+    q->calls.n = k0;
+    return 0;
+}
 
 /* redirect -> [fd] op word   (heredoc bodies are read when the line ends) */
 static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr_redir *r,
@@ -1669,8 +2046,11 @@ static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr
         return fail(p, t->start, t->len, "redirection '%.*s' has no target (found %.*s)",
                     (int)t->len, p->s + t->start, n, txt);
     }
-    TRY(lex_word(p, c, owner, kind == SGR_REDIR_HERESTRING ? SGR_NEST_HEREDOC
-                                                            : SGR_NEST_CMDSUB, &r->target));
+    if (kind == SGR_REDIR_HEREDOC)
+        TRY(heredoc_word(p, c, owner, &r->target));
+    else
+        TRY(lex_word(p, c, owner, kind == SGR_REDIR_HERESTRING ? SGR_NEST_HEREDOC
+                                                                : SGR_NEST_CMDSUB, &r->target));
     if (kind == SGR_REDIR_DUP_OUT && fd == -1 && !(r->target.flags & SGR_W_UNKNOWN)) {
         int digits = r->target.len > 0;
         for (uint32_t k = 0; k < r->target.len; k++)
@@ -1703,31 +2083,75 @@ static int parse_redir(parser *p, const ctx *c, int32_t owner, const tok *t, sgr
     return 0;
 }
 
-/* Read one heredoc body at pos: lines up to the delimiter line.  Sets *bs and *be
- * to the body, pos past the delimiter line. */
-static int heredoc_lines(parser *p, const hd_pending *h, size_t *bs, size_t *be)
+/* End of the heredoc body line that starts at ls: its newline, or the end of input.
+ * Under an unquoted delimiter bash reads logical lines: a backslash escapes the
+ * byte after it, and an escaped newline joins the next physical line (`EO\`,
+ * newline, `F` is the line EOF); under a quoted one, physical lines (join 0). */
+static size_t hd_line_end(const parser *p, size_t ls, int join)
 {
-    *bs = p->pos;
-    for (;;) {
-        size_t ls = p->pos;
-        const char *nl = memchr(p->s + ls, '\n', p->end - ls);
-        size_t le = nl ? (size_t)(nl - p->s) : p->end, cs = ls, ce = le;
-        if (h->strip)
-            while (cs < ce && p->s[cs] == '\t')
-                cs++;
-        if (ce > cs && p->s[ce - 1] == '\r')
-            ce--;
-        if (ce - cs == h->dlen && memcmp(p->s + cs, h->mark, h->dlen) == 0) {
-            *be = ls;
-            p->pos = nl ? le + 1 : le;
-            return 0;
+    size_t i = ls;
+    while (i < p->end && p->s[i] != '\n')
+        i += join && p->s[i] == '\\' && i + 1 < p->end ? 2 : 1;
+    return i;
+}
+
+/* Is the logical line [ls, le) h's delimiter, as bash compares it: escaped newlines
+ * removed (join), leading tabs stripped (<<-), then exactly the delimiter's bytes
+ * (a carriage return is a byte like any other)?  1: it is.  2: inside $(...) or
+ * <(...), the line starts with the delimiter and has a ')' after it: bash 5.2 ends
+ * the heredoc there and reads on from just after the delimiter, *after (it warns;
+ * `x=$(cat <<EOF` newline `EOF; rm x )` runs rm).  0: neither. */
+static int hd_delim(const parser *p, const hd_pending *h, size_t ls, size_t le, int join,
+                    size_t *after)
+{
+    size_t k = 0;
+    int lead = h->strip;
+    for (size_t i = ls; i < le;) {
+        size_t n = 1;
+        if (join && p->s[i] == '\\' && i + 1 < le) {
+            if (p->s[i + 1] == '\n') {
+                i += 2;
+                continue;
+            }
+            n = 2;
         }
-        if (!nl)
-            return fail(p, h->span.off, h->span.len,
-                        "here-document delimiter '%.*s' not found",
-                        (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-        p->pos = le + 1;
+        for (size_t j = i; j < i + n; j++) {
+            char ch = p->s[j];
+            if (lead && ch == '\t')
+                continue;
+            lead = 0;
+            if (k == h->dlen) {
+                if (p->in_comsub && memchr(p->s + j, ')', le - j)) {
+                    *after = j;
+                    return 2;
+                }
+                return 0;
+            }
+            if (ch != h->mark[k++])
+                return 0;
+        }
+        i += n;
     }
+    return k == h->dlen;
+}
+
+/* Read one heredoc body at pos: logical lines up to the delimiter line (hd_delim).
+ * Sets *bs and *be to the body and pos past the delimiter line.  Input that ends
+ * first ends the body: bash warns and takes the rest as the body. */
+static void heredoc_lines(parser *p, const hd_pending *h, size_t *bs, size_t *be)
+{
+    int join = !h->quoted;
+    *bs = p->pos;
+    while (p->pos < p->end) {
+        size_t ls = p->pos, le = hd_line_end(p, ls, join), after = 0;
+        int d = hd_delim(p, h, ls, le, join, &after);
+        p->pos = d == 2 ? after : le < p->end ? le + 1 : le;
+        if (d) {
+            *be = ls;
+            return;
+        }
+    }
+    *be = p->end;
 }
 
 /* heredoc body -> (char | '\' [$`\\\n] | dollar | backtick)*   for unquoted
@@ -1768,7 +2192,7 @@ static int read_heredocs(parser *p)
     for (uint32_t q = base; q < n; q++) {
         hd_pending h = p->hd[q];
         size_t bs = 0, be = 0;
-        TRY(heredoc_lines(p, &h, &bs, &be));
+        heredoc_lines(p, &h, &bs, &be);
         size_t after = p->pos;
         /* find the owner and the redirections holding the placeholder */
         int32_t owner = -1;
@@ -1783,11 +2207,19 @@ static int read_heredocs(parser *p)
             strip = sg_arena_alloc(p->a, tn + 1);
             if (!strip)
                 return oom(p);
+            /* from the start of each logical line (hd_line_end): a newline a
+             * backslash escapes joins lines, so the tabs after it stay */
             size_t o = 0;
             int bol = 1;
             for (size_t k = 0; k < tn; k++) {
                 if (bol && text[k] == '\t')
                     continue;
+                bol = 0;
+                if (!h.quoted && text[k] == '\\' && k + 1 < tn) {
+                    strip[o++] = text[k++];
+                    strip[o++] = text[k];
+                    continue;
+                }
                 bol = text[k] == '\n';
                 strip[o++] = text[k];
             }
@@ -1841,6 +2273,859 @@ static int compound_redirs(parser *p, const ctx *c, uint32_t start)
     return attach_redirs(p, start, c->depth, rd.p, rd.n);
 }
 
+/* ---- code in values ----------------------------------------------------------
+ *
+ * Bash evaluates some values as code: arithmetic expressions (and in them every
+ * array subscript is expanded, $(...) included, and every variable's value is
+ * evaluated again), the NAME operands of builtins (a subscript in `a[$(cmd)]` is
+ * arithmetic, even from a single-quoted word), prompt strings (${x@P}).  What is
+ * written on the line is read as it is lexed (arith_text); what builtins take as
+ * code is found when their segment is complete (code_segment); what a variable
+ * holds is looked up at the end, among the line's assignments (resolve_code):
+ * a value assigned on the line is read as the code it is, one only known at run
+ * time makes the segment dynamic, one from the environment is taken as harmless.
+ * The builtins' operands are bash's grammar, so they are here, not in the stdlib. */
+
+static void parser_init(parser *p, sg_arena *a, sgr_cmdline *cl, const sgr_sh_limits *lim,
+                        const char *s, size_t len);
+static int alloc_buf(parser *p, size_t len);
+static int parse_program(parser *p, const ctx *c);
+
+/* Make segment idx dynamic for reason (static, or arena text), keeping a reason it
+ * has; idx -1 (a compound command's header) adds an empty dynamic segment of its
+ * own, as its commands are (nest CMDSUB, parent -1). */
+static int mark_dynamic(parser *p, int32_t idx, const char *reason)
+{
+    if (idx < 0) {
+        sgr_segment *sg = sgr_sh_add_segment(p->a, p->cl, p->lim);
+        if (!sg)
+            return p->cl->nseg >= p->lim->max_segments
+                       ? fail(p, 0, 0, "more than %u commands", p->lim->max_segments)
+                       : oom(p);
+        sg->pipeline = p->cl->npipelines++;
+        sg->nest = SGR_NEST_CMDSUB;
+        sg->depth = 1;
+        sg->span = p->ovr ? p->ospan : mkspan(p, 0, 0);
+        idx = (int32_t)(p->cl->nseg - 1);
+    }
+    sgr_segment *sg = &p->cl->seg[idx];
+    if (!(sg->flags & SGR_SEG_DYNAMIC)) {
+        sg->flags |= SGR_SEG_DYNAMIC;
+        sg->dyn_reason = reason;
+    }
+    return 0;
+}
+
+/* mark_dynamic with "FMT" formatted around a name n[0..len). */
+static int mark_dynamic_name(parser *p, int32_t idx, const char *fmt, const char *n, size_t len)
+{
+    char tmp[200];
+    int k = snprintf(tmp, sizeof tmp, fmt, len > 40 ? 40 : (int)len, n);
+    if (k < 0)
+        k = 0;
+    if ((size_t)k >= sizeof tmp)
+        k = sizeof tmp - 1;
+    char *r = sg_arena_strndup(p->a, tmp, (size_t)k);
+    if (!r)
+        return oom(p);
+    return mark_dynamic(p, idx, r);
+}
+
+static int add_scan(parser *p, int32_t owner, const char *text, size_t len, int mode,
+                    sgr_span span)
+{
+    vscan *v = vgrow(p, &p->q->scans, sizeof *v);
+    if (!v)
+        return -1;
+    v->text = text;
+    v->len = (uint32_t)len;
+    v->owner = owner;
+    v->mode = (uint8_t)mode;
+    v->span = span;
+    return 0;
+}
+
+/* Record an assignment of name[0..nl) (value NULL: known only at run time). */
+static int add_var(parser *p, int32_t seg, const char *name, size_t nl, const char *value,
+                   size_t vl, uint32_t vflags, uint32_t flags, sgr_span span)
+{
+    sgr_cmdline *cl = p->cl;
+    if (cl->nvars == cl->varcap) {
+        uint32_t nc = cl->varcap ? cl->varcap * 2 : 8;
+        sgr_shvar *nv = sg_arena_alloc(p->a, nc * sizeof *nv);
+        if (!nv)
+            return oom(p);
+        if (cl->nvars)
+            memcpy(nv, cl->vars, cl->nvars * sizeof *nv);
+        cl->vars = nv;
+        cl->varcap = nc;
+    }
+    sgr_shvar *v = &cl->vars[cl->nvars++];
+    v->name = name;
+    v->nlen = (uint32_t)nl;
+    v->value = value;
+    v->vlen = (uint32_t)vl;
+    v->vflags = vflags;
+    v->flags = flags | (value ? 0 : SGR_VAR_UNKNOWN);
+    v->seg = seg;
+    v->span = span;
+    return 0;
+}
+
+/* A word whose value is a command's output, a process substitution's name or a
+ * file name: code bash reads in it is only known at run time. */
+#define W_RUNTIME (SGR_W_CMDSUB | SGR_W_PROCSUB)
+
+/* w's text is a NAME=value or NAME+=value assignment (word of a declaration or
+ * of a command's prefix): record it; *vs, *vn: the value. */
+static int assign_word(parser *p, int32_t seg, const sgr_word *w, uint32_t flags,
+                       const char **vs, size_t *vn)
+{
+    const char *t = w->text, *eq = memchr(t, '=', w->len);
+    size_t nl = eq ? (size_t)(eq - t) : w->len;
+    int append = nl && t[nl - 1] == '+';
+    *vs = eq ? eq + 1 : NULL;
+    *vn = eq ? w->len - nl - 1 : 0;
+    const char *sub = memchr(t, '[', nl);
+    size_t name_len = sub ? (size_t)(sub - t) : nl - (size_t)append;
+    if (!name_len)
+        return 0;
+    if (!eq)    /* `declare x` assigns nothing; `declare -i x` makes x an integer */
+        return flags & SGR_VAR_INTEGER ? add_var(p, seg, t, name_len, "", 0, 0, flags, w->span) : 0;
+    int unknown = (w->flags & W_RUNTIME) != 0;
+    return add_var(p, seg, t, name_len, unknown ? NULL : *vs, unknown ? 0 : *vn, w->flags,
+                   flags | (append ? SGR_VAR_APPEND : 0), w->span);
+}
+
+/* Operand w of segment si is code of scan mode (SC_NAME, SC_ARITH): queue its text
+ * for reading, or make si dynamic when what bash reads is only known at run time
+ * (for a name: any expansion; for arithmetic: a command's output). */
+static int code_operand(parser *p, int32_t si, const sgr_word *w, const char *t, size_t n,
+                        int mode)
+{
+    if (mode == SC_NAME) {
+        if (w->flags & SGR_W_UNKNOWN)
+            return mark_dynamic_name(p, si, "bash looks up the name '%.*s' and evaluates a "
+                                     "subscript in it, and it is only known at run time", t, n);
+        return memchr(t, '[', n) ? add_scan(p, si, t, n, SC_NAME, w->span) : 0;
+    }
+    if (w->flags & W_RUNTIME)
+        return mark_dynamic_name(p, si, "'%.*s' is evaluated as arithmetic, and a command's "
+                                 "output in it is code known only at run time", t, n);
+    /* most are numbers and names: their names are refs, nothing else to read */
+    for (size_t i = 0; i < n; i++)
+        if (strchr("$`['\"\\", t[i]) && t[i])
+            return add_scan(p, si, t, n, SC_ARITH, w->span);
+    for (size_t i = 0; i < n;) {
+        if (is_name_start(t[i])) {
+            size_t j = i;
+            while (j < n && is_name_char(t[j]))
+                j++;
+            TRY(add_ref(p, si, t + i, j - i, REF_ARITH));
+            i = j;
+        } else if (t[i] >= '0' && t[i] <= '9') {
+            while (i < n && (is_name_char(t[i]) || t[i] == '#' || t[i] == '@'))
+                i++;
+        } else
+            i++;
+    }
+    return 0;
+}
+
+/* The builtins whose operands are code (or assign variables), and the reserved
+ * words and builtins that run a builtin named after them. */
+enum {
+    BI_NONE, BI_TEST, BI_READ, BI_PRINTF, BI_UNSET, BI_DECLARE, BI_LET, BI_MAPFILE,
+    BI_WAIT, BI_GETOPTS, BI_COMMAND, BI_BUILTIN, BI_TIME
+};
+#define CODE_BUILTINS(X, a) \
+    X(TEST, "test", a) X(TEST, "[", a) X(READ, "read", a) X(PRINTF, "printf", a)         \
+    X(UNSET, "unset", a) X(DECLARE, "declare", a) X(DECLARE, "typeset", a)             \
+    X(DECLARE, "local", a) X(DECLARE, "export", a) X(DECLARE, "readonly", a)           \
+    X(LET, "let", a) X(MAPFILE, "mapfile", a) X(MAPFILE, "readarray", a)               \
+    X(WAIT, "wait", a) X(GETOPTS, "getopts", a) X(COMMAND, "command", a)               \
+    X(BUILTIN, "builtin", a) X(TIME, "time", a) X(TEST, "[[", a)
+
+/* bilen_tab[c]: bit n set when a name above of n bytes starts with byte c, so
+ * that code_segment's caller rejects most commands with one lookup. */
+#define BI_LENBIT(id, text, c) | ((c) == (unsigned char)(text)[0] ? 1u << (sizeof text - 1) : 0)
+#define CCLASS(c) (0 CODE_BUILTINS(BI_LENBIT, c))
+#define CC4(c)   CCLASS(c), CCLASS((c) + 1), CCLASS((c) + 2), CCLASS((c) + 3)
+#define CC16(c)  CC4(c), CC4((c) + 4), CC4((c) + 8), CC4((c) + 12)
+#define CC64(c)  CC16(c), CC16((c) + 16), CC16((c) + 32), CC16((c) + 48)
+static const uint16_t bilen_tab[256] = { CC64(0), CC64(64), CC64(128), CC64(192) };
+#undef CCLASS
+#undef CC64
+#undef CC16
+#undef CC4
+#undef BI_LENBIT
+
+/* May segment sg hold code_segment's business: assignments, or a program word
+ * of a builtin above (by its first byte and length)? */
+static inline int code_candidate(const sgr_segment *sg)
+{
+    if (sg->nassigns)
+        return 1;
+    if (!sg->argc)
+        return 0;
+    const sgr_word *w = &sg->argv[0];
+    return w->len < 16 && (bilen_tab[(unsigned char)w->text[0]] >> w->len & 1);
+}
+
+/* builtin_of: the BI_* of program word w.  Asked for every command, so by length
+ * first: most program names have none of these lengths' first bytes. */
+static int builtin_of(const sgr_word *w)
+{
+#define BI_IS(lit) (w->len == sizeof lit - 1 && memcmp(w->text, lit, sizeof lit - 1) == 0)
+    if (w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE))
+        return BI_NONE;
+    switch (w->len) {
+    case 1: return BI_IS("[") ? BI_TEST : BI_NONE;
+    case 3: return BI_IS("let") ? BI_LET : BI_NONE;
+    case 4:
+        return BI_IS("test") ? BI_TEST : BI_IS("read") ? BI_READ : BI_IS("wait") ? BI_WAIT
+             : BI_IS("time") ? BI_TIME : BI_NONE;
+    case 5: return BI_IS("unset") ? BI_UNSET : BI_IS("local") ? BI_DECLARE : BI_NONE;
+    case 6: return BI_IS("printf") ? BI_PRINTF : BI_IS("export") ? BI_DECLARE : BI_NONE;
+    case 7:
+        return BI_IS("declare") || BI_IS("typeset") ? BI_DECLARE : BI_IS("mapfile") ? BI_MAPFILE
+             : BI_IS("getopts") ? BI_GETOPTS : BI_IS("command") ? BI_COMMAND
+             : BI_IS("builtin") ? BI_BUILTIN : BI_NONE;
+    case 8: return BI_IS("readonly") ? BI_DECLARE : BI_NONE;
+    case 9: return BI_IS("readarray") ? BI_MAPFILE : BI_NONE;
+    default: return BI_NONE;
+    }
+#undef BI_IS
+}
+
+/* Which options of builtin bi take a value (the next word, or the rest of the
+ * word): getopt as bash's builtins read it. */
+static const char *builtin_value_opts(int bi)
+{
+    switch (bi) {
+    case BI_READ: return "adinNptu";
+    case BI_PRINTF: return "v";
+    case BI_MAPFILE: return "CcdnOsu";
+    case BI_WAIT: return "p";
+    default: return "";
+    }
+}
+
+/* The option letters of builtin bi given on segment sg from argv[*k + 1] on, up to
+ * the first operand or "--": flags[c] = 1 for each letter c (declare's +x too),
+ * and for a value option its word (vals[c], *voff[c] where the value starts).
+ * *k becomes the index of the first operand. */
+typedef struct bopts {
+    uint8_t on[128];
+    const sgr_word *val[128];
+    uint32_t voff[128];
+} bopts;
+
+static void builtin_opts(const sgr_segment *sg, int bi, uint32_t *k, bopts *o)
+{
+    const char *vo = builtin_value_opts(bi);
+    uint32_t i = *k + 1;
+    memset(o->on, 0, sizeof o->on);
+    for (; i < sg->argc; i++) {
+        const sgr_word *w = &sg->argv[i];
+        const char *t = w->text;
+        if (w->len == 2 && t[0] == '-' && t[1] == '-') {
+            i++;
+            break;
+        }
+        if (w->len < 2 || !(t[0] == '-' || (bi == BI_DECLARE && t[0] == '+'))
+            || (w->flags & SGR_W_UNKNOWN))
+            break;
+        for (uint32_t j = 1; j < w->len; j++) {
+            unsigned char c = (unsigned char)t[j];
+            if (c >= 128)
+                continue;
+            o->on[c] = 1;
+            if (strchr(vo, c)) {
+                if (j + 1 < w->len) {
+                    o->val[c] = w;
+                    o->voff[c] = j + 1;
+                } else if (i + 1 < sg->argc) {
+                    o->val[c] = &sg->argv[++i];
+                    o->voff[c] = 0;
+                } else
+                    o->on[c] = 0;
+                break;
+            }
+        }
+    }
+    *k = i;
+}
+
+/* [[ ... ]]: both sides of -eq -ne -lt -le -gt -ge are arithmetic; -v takes a name. */
+static int dbrack_code(parser *p, int32_t si)
+{
+    static const char *const ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"};
+    for (uint32_t i = 1; i + 1 < p->cl->seg[si].argc; i++) {
+        const sgr_segment *sg = &p->cl->seg[si];
+        const sgr_word *w = &sg->argv[i];
+        if (w->flags)
+            continue;
+        if (w->len == 2 && memcmp(w->text, "-v", 2) == 0) {
+            const sgr_word *o = &sg->argv[i + 1];
+            TRY(code_operand(p, si, o, o->text, o->len, SC_NAME));
+            continue;
+        }
+        if (w->len == 2 && memcmp(w->text, "=~", 2) == 0) {
+            /* the match's groups come from the operand's value */
+            TRY(add_var(p, si, "BASH_REMATCH", 12, NULL, 0, 0, 0, sg->span));
+            continue;
+        }
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+            if (w->len != 3 || memcmp(w->text, ops[k], 3) != 0)
+                continue;
+            if (i >= 2) {
+                const sgr_word *l = &sg->argv[i - 1];
+                TRY(code_operand(p, si, l, l->text, l->len, SC_ARITH));
+            }
+            const sgr_word *r = &p->cl->seg[si].argv[i + 1];
+            TRY(code_operand(p, si, r, r->text, r->len, SC_ARITH));
+        }
+    }
+    return 0;
+}
+
+/* A value option's value: the rest of its word, or the next word. */
+static void opt_value(const bopts *o, int c, const char **t, size_t *n)
+{
+    *t = o->val[c]->text + o->voff[c];
+    *n = o->val[c]->len - o->voff[c];
+}
+
+/* Segment si is complete: record what it assigns and queue the code in its
+ * operands (see the top of this section).  Called for every simple command, so
+ * the common case (no assignment, no builtin of interest) decides in a few
+ * compares. */
+static int code_segment(parser *p, int32_t si)
+{
+    const sgr_segment *sg = &p->cl->seg[si];
+    for (uint32_t a = 0; a < sg->nassigns; a++) {
+        const char *vs;
+        size_t vn;
+        TRY(assign_word(p, si, &p->cl->seg[si].assigns[a], sg->argc ? SGR_VAR_PREFIX : 0, &vs, &vn));
+        sg = &p->cl->seg[si];
+    }
+    if (!sg->argc)
+        return 0;
+    if (sg->argv[0].len == 2 && !sg->argv[0].flags && memcmp(sg->argv[0].text, "[[", 2) == 0)
+        return dbrack_code(p, si);
+    uint32_t k = 0;
+    int bi = builtin_of(&sg->argv[0]);
+    if (bi == BI_NONE)
+        return 0;
+    bopts o;
+    /* command [-p] / builtin / time [-p] run the builtin that follows */
+    while (bi == BI_COMMAND || bi == BI_BUILTIN || bi == BI_TIME) {
+        builtin_opts(sg, bi, &k, &o);
+        if (bi == BI_COMMAND && (o.on['v'] || o.on['V']))
+            return 0;       /* command -v describes, runs nothing */
+        if (k >= sg->argc || (bi = builtin_of(&sg->argv[k])) == BI_NONE)
+            return 0;
+    }
+    if (bi == BI_TEST) {
+        /* test's -v NAME wherever the expression has it (no getopt) */
+        for (uint32_t i = k + 1; i + 1 < sg->argc; i++) {
+            const sgr_word *w = &p->cl->seg[si].argv[i];
+            if (w->len == 2 && !(w->flags & SGR_W_UNKNOWN) && memcmp(w->text, "-v", 2) == 0) {
+                const sgr_word *v = &p->cl->seg[si].argv[i + 1];
+                TRY(code_operand(p, si, v, v->text, v->len, SC_NAME));
+            }
+        }
+        return 0;
+    }
+    /* declare, typeset and local take -i and -n; export and readonly do not */
+    int decl = bi == BI_DECLARE && (sg->argv[k].len == 7 || sg->argv[k].len == 5);
+    builtin_opts(sg, bi, &k, &o);
+    const char *t;
+    size_t n;
+    switch (bi) {
+    case BI_READ:
+        if (o.on['a']) {
+            opt_value(&o, 'a', &t, &n);
+            TRY(add_var(p, si, t, n, NULL, 0, o.val['a']->flags, 0, o.val['a']->span));
+        }
+        for (uint32_t i = k; i < p->cl->seg[si].argc; i++) {
+            const sgr_word *w = &p->cl->seg[si].argv[i];
+            TRY(code_operand(p, si, w, w->text, w->len, SC_NAME));
+            TRY(add_var(p, si, w->text, w->len, NULL, 0, w->flags, 0, w->span));
+        }
+        if (k >= p->cl->seg[si].argc && !o.on['a'])
+            TRY(add_var(p, si, "REPLY", 5, NULL, 0, 0, 0, sg->span));
+        return 0;
+    case BI_PRINTF:
+    case BI_WAIT:
+        if (o.on[bi == BI_PRINTF ? 'v' : 'p']) {
+            int c = bi == BI_PRINTF ? 'v' : 'p';
+            opt_value(&o, c, &t, &n);
+            TRY(code_operand(p, si, o.val[c], t, n, SC_NAME));
+            TRY(add_var(p, si, t, n, NULL, 0, o.val[c]->flags, 0, o.val[c]->span));
+        }
+        return 0;
+    case BI_UNSET:
+        if (o.on['f'] || o.on['n'])
+            return 0;
+        for (uint32_t i = k; i < p->cl->seg[si].argc; i++) {
+            const sgr_word *w = &p->cl->seg[si].argv[i];
+            TRY(code_operand(p, si, w, w->text, w->len, SC_NAME));
+        }
+        return 0;
+    case BI_LET:
+        for (uint32_t i = k; i < p->cl->seg[si].argc; i++) {
+            const sgr_word *w = &p->cl->seg[si].argv[i];
+            TRY(code_operand(p, si, w, w->text, w->len, SC_ARITH));
+        }
+        return 0;
+    case BI_MAPFILE:
+        if (o.on['C']) {
+            opt_value(&o, 'C', &t, &n);
+            if (o.val['C']->flags & SGR_W_UNKNOWN)
+                TRY(mark_dynamic(p, si, "mapfile -C runs a callback that is only known at run time"));
+            else
+                TRY(add_scan(p, si, t, n, SC_SCRIPT, o.val['C']->span));
+        }
+        if (k < p->cl->seg[si].argc) {
+            const sgr_word *w = &p->cl->seg[si].argv[k];
+            TRY(code_operand(p, si, w, w->text, w->len, SC_NAME));
+            TRY(add_var(p, si, w->text, w->len, NULL, 0, w->flags, 0, w->span));
+        } else
+            TRY(add_var(p, si, "MAPFILE", 7, NULL, 0, 0, 0, sg->span));
+        return 0;
+    case BI_GETOPTS:
+        /* getopts OPTSTRING NAME: NAME and OPTARG come from the arguments */
+        if (k + 1 < p->cl->seg[si].argc) {
+            const sgr_word *w = &p->cl->seg[si].argv[k + 1];
+            TRY(add_var(p, si, w->text, w->len, NULL, 0, w->flags, 0, w->span));
+        }
+        return add_var(p, si, "OPTARG", 6, NULL, 0, 0, 0, sg->span);
+    case BI_DECLARE:
+        if (o.on['f'] || o.on['F'] || o.on['p'])
+            return 0;       /* functions, or a listing */
+        for (uint32_t i = k; i < p->cl->seg[si].argc; i++) {
+            const sgr_word *w = &p->cl->seg[si].argv[i];
+            const char *eq = memchr(w->text, '=', w->len), *vs;
+            size_t nl = eq ? (size_t)(eq - w->text) : w->len, vn;
+            if (nl && w->text[nl - 1] == '+')
+                nl--;
+            /* the name: its subscript is arithmetic; a name from an expansion
+             * may hold one */
+            int name_dyn = (w->flags & SGR_W_UNKNOWN)
+                           && (memchr(w->text, '$', nl) || memchr(w->text, '`', nl));
+            if (name_dyn)
+                TRY(mark_dynamic_name(p, si, "bash looks up the name '%.*s' and evaluates a "
+                                      "subscript in it, and it is only known at run time",
+                                      w->text, nl));
+            else if (memchr(w->text, '[', nl))
+                TRY(add_scan(p, si, w->text, nl, SC_NAME, w->span));
+            TRY(assign_word(p, si, w, decl && o.on['i'] ? SGR_VAR_INTEGER : 0, &vs, &vn));
+            w = &p->cl->seg[si].argv[i];
+            if (!vs)
+                continue;
+            if (decl && o.on['n'])
+                TRY(code_operand(p, si, w, vs, vn, SC_NAME));   /* a nameref names */
+            else if (vn && vs[0] == '(' && !(w->flags & SGR_W_ARRAY)) {
+                /* a compound assignment given as a string is parsed again */
+                if (w->flags & W_RUNTIME)
+                    TRY(mark_dynamic(p, si, "an array assignment bash parses from a "
+                                     "value only known at run time"));
+                else
+                    TRY(add_scan(p, si, vs, vn, SC_WORDS, w->span));
+            }
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* name -> chars* ['[' arith]   A NAME operand: a subscript is arithmetic; an
+ * expansion before it gives the name, whose value is then a name too. */
+static int name_text(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
+{
+    p->refkind = REF_NAME;
+    while (p->pos < p->end) {
+        char ch = p->s[p->pos];
+        if (ch == '[') {
+            p->pos++;
+            p->refkind = REF_NONE;
+            return arith_text(p, c, owner, SGR_NEST_CMDSUB, fl, 0, AT_END, "[");
+        }
+        if (ch == '$') {
+            TRY(dollar(p, c, owner, SGR_NEST_CMDSUB, 1, fl));
+            continue;
+        }
+        if (ch == '`') {
+            TRY(backtick(p, c, owner, SGR_NEST_CMDSUB, 1, fl));
+            continue;
+        }
+        p->pos++;
+    }
+    return 0;
+}
+
+/* prompt -> (char | '\' char | dollar | backtick)*   ${x@P}: bash expands a prompt
+ * string as double-quoted text (\$ \` \\ and the prompt escapes are literal) */
+static int prompt_text(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
+{
+    p->refkind = REF_PROMPT;
+    while (p->pos < p->end) {
+        char ch = p->s[p->pos];
+        if (ch == '\\' && p->pos + 1 < p->end) {
+            p->pos += 2;
+            continue;
+        }
+        if (ch == '$') {
+            TRY(dollar(p, c, owner, SGR_NEST_CMDSUB, 1, fl));
+            continue;
+        }
+        if (ch == '`') {
+            TRY(backtick(p, c, owner, SGR_NEST_CMDSUB, 1, fl));
+            continue;
+        }
+        p->pos++;
+    }
+    return 0;
+}
+
+static int array_word(parser *p, const ctx *c, int32_t owner, uint32_t *fl);
+
+/* words -> '(' (blank | newline | array_word)* ')'   a compound array assignment
+ * that declare parses from a value ('(a $(b) [$(c)]=d)') */
+static int words_text(parser *p, const ctx *c, int32_t owner, uint32_t *fl)
+{
+    if (p->pos < p->end && p->s[p->pos] == '(')
+        p->pos++;
+    for (;;) {
+        while (p->pos < p->end && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t'
+                                   || p->s[p->pos] == '\n'))
+            p->pos++;
+        if (p->pos >= p->end || p->s[p->pos] == ')')
+            return 0;
+        if (is_meta(p->s[p->pos]) && !((p->s[p->pos] == '<' || p->s[p->pos] == '>')
+                                       && p->pos + 1 < p->end && p->s[p->pos + 1] == '('))
+            return fail(p, p->pos, 1, "syntax error near unexpected token '%c'", p->s[p->pos]);
+        TRY(array_word(p, c, owner, fl));
+    }
+}
+
+/* Read v->text as the code bash evaluates (v->mode) for segment v->owner: its
+ * commands become segments nested in the owner, its variables refs in the queue.
+ * A text that does not parse makes the owner dynamic, with what it made undone. */
+static int run_scan(parser *p, const vscan *v)
+{
+    sgr_cmdline *cl = p->cl;
+    codeq *q = p->q;
+    int32_t o = v->owner;
+    ctx c = {-1, SGR_NEST_TOP, 0, 0};
+    if (o >= 0) {
+        const sgr_segment *os = &cl->seg[o];
+        c.parent = os->parent;
+        c.nest = os->nest;
+        c.depth = os->depth;
+        c.segflags = os->flags & INHERIT;
+    }
+    parser sp;
+    parser_init(&sp, p->a, cl, p->lim, v->text, v->len);
+    sp.ovr = 1;
+    sp.ospan = v->span;
+    sp.rdepth = c.depth;
+    sp.seg0 = cl->nseg;
+    sp.q = q;
+    sp.refkind = REF_NONE;
+    uint32_t n0 = cl->nseg, pl0 = cl->npipelines, v0 = cl->nvars, r0 = q->refs.n, s0 = q->scans.n;
+    uint32_t f0 = q->funcs.n, k0 = q->calls.n, fl = 0;
+    if ((uint32_t)c.depth + 1 > sp.maxdepth)
+        fail(&sp, 0, 0, "nesting deeper than %u", sp.maxdepth);
+    else if (alloc_buf(&sp, v->len) == 0) {
+        switch (v->mode) {
+        case SC_ARITH:
+            arith_text(&sp, &c, o, SGR_NEST_CMDSUB, &fl, 0, AT_END, "arithmetic");
+            break;
+        case SC_NAME:
+            name_text(&sp, &c, o, &fl);
+            break;
+        case SC_PROMPT:
+            prompt_text(&sp, &c, o, &fl);
+            break;
+        case SC_WORDS:
+            words_text(&sp, &c, o, &fl);
+            break;
+        default: {
+            /* the script's commands are one level down, as sgr_sh_parse_nested's */
+            ctx sc = {o, SGR_NEST_SCRIPT, (uint16_t)(c.depth + 1), c.segflags};
+            sp.rdepth = sc.depth;
+            if (parse_program(&sp, &sc) == 0)
+                for (uint32_t j = n0; j < cl->nseg; j++)
+                    if (cl->seg[j].depth == sc.depth)
+                        cl->seg[j].flags |= SGR_SEG_MOREARGS;   /* mapfile -C appends two */
+            break;
+        }
+        }
+    }
+    if (!sp.err)
+        return 0;
+    if (sp.err == -2)
+        return oom(p);
+    cl->nseg = n0;
+    cl->npipelines = pl0;
+    cl->nvars = v0;
+    q->refs.n = r0;
+    q->scans.n = s0;
+    q->funcs.n = f0;
+    q->calls.n = k0;
+    return mark_dynamic(p, o, sp.msg);
+}
+
+static int same_name(const char *a, size_t an, const char *b, size_t bn)
+{
+    return an == bn && memcmp(a, b, an) == 0;
+}
+
+/* A small set of (name, kind) pairs, open addressing in the arena. */
+typedef struct nameset {
+    vref *slot;
+    uint32_t cap, n;
+} nameset;
+
+static uint32_t name_hash(const char *s, size_t n, int kind)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)kind;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Add (r->name, r->kind) to set; 1 if it was new, 0 if there, -1 OOM. */
+static int nameset_add(parser *p, nameset *set, const vref *r)
+{
+    if (set->n * 2 >= set->cap) {
+        uint32_t nc = set->cap ? set->cap * 2 : 32;
+        vref *ns = sg_arena_alloc(p->a, nc * sizeof *ns);
+        if (!ns)
+            return oom(p);
+        memset(ns, 0, nc * sizeof *ns);
+        for (uint32_t i = 0; i < set->cap; i++) {
+            const vref *e = &set->slot[i];
+            if (!e->name)
+                continue;
+            uint32_t h = name_hash(e->name, e->nlen, e->kind) & (nc - 1);
+            while (ns[h].name)
+                h = (h + 1) & (nc - 1);
+            ns[h] = *e;
+        }
+        set->slot = ns;
+        set->cap = nc;
+    }
+    uint32_t h = name_hash(r->name, r->nlen, r->kind) & (set->cap - 1);
+    while (set->slot[h].name) {
+        const vref *e = &set->slot[h];
+        if (e->kind == r->kind && e->nlen == r->nlen && memcmp(e->name, r->name, r->nlen) == 0)
+            return 0;
+        h = (h + 1) & (set->cap - 1);
+    }
+    set->slot[h] = *r;
+    set->n++;
+    return 1;
+}
+
+/* What the variable of ref r holds, as a value of r's kind: each value the line
+ * assigns it (vars[0..nv)), or a NAME=value word of a command around it (env x=1
+ * sh -c ...), is read as code for r's owner; one only known at run time makes the
+ * owner dynamic.  A variable the line does not assign comes from the environment. */
+static int resolve_ref(parser *p, const vref *r, uint32_t nv)
+{
+    static const int mode[] = {SC_ARITH, SC_NAME, SC_PROMPT};
+    const char *n = r->name;
+    if (r->kind == REF_OUTPUT)
+        return mark_dynamic(p, r->owner, "a command's output is evaluated as arithmetic: "
+                            "code known only at run time");
+    static const char *const unknown[] = {
+        "'%.*s' is evaluated as arithmetic, and its value is only known at run time",
+        "'%.*s' is used as a variable name, and its value is only known at run time",
+        "'%.*s' is expanded as a prompt, and its value is only known at run time",
+    };
+    const char *fmt = unknown[r->kind];
+    if ((n[0] >= '0' && n[0] <= '9') || n[0] == '@' || n[0] == '*' || (r->nlen == 1 && n[0] == '_'))
+        return mark_dynamic_name(p, r->owner, fmt, n, r->nlen);
+    /* an integer variable holds a number: what it was given was read as
+     * arithmetic when it was given (resolve_code) */
+    for (uint32_t i = 0; i < nv; i++)
+        if ((p->cl->vars[i].flags & SGR_VAR_INTEGER) && same_name(p->cl->vars[i].name, p->cl->vars[i].nlen, n, r->nlen))
+            return 0;
+    int found = 0;
+    for (uint32_t i = 0; i < nv; i++) {
+        const sgr_shvar *v = &p->cl->vars[i];
+        if (v->nlen != r->nlen || memcmp(v->name, n, r->nlen) != 0)
+            continue;
+        found = 1;
+        /* x+=... joins values this analysis does not join: unknown */
+        if (v->flags & (SGR_VAR_UNKNOWN | SGR_VAR_APPEND))
+            return mark_dynamic_name(p, r->owner, fmt, n, r->nlen);
+        TRY(add_scan(p, r->owner, v->value, v->vlen, mode[r->kind], v->span));
+    }
+    if (found)
+        return 0;
+    /* NAME=value operands of the commands this one is nested in (env, wrappers) */
+    for (int32_t a = r->owner >= 0 ? p->cl->seg[r->owner].parent : -1; a >= 0;
+         a = p->cl->seg[a].parent) {
+        for (uint32_t i = 1; i < p->cl->seg[a].argc; i++) {
+            const sgr_word *w = &p->cl->seg[a].argv[i];
+            if (w->len <= r->nlen || w->text[r->nlen] != '=' || memcmp(w->text, n, r->nlen) != 0)
+                continue;
+            if (w->flags & W_RUNTIME)
+                return mark_dynamic_name(p, r->owner, fmt, n, r->nlen);
+            TRY(add_scan(p, r->owner, w->text + r->nlen + 1, w->len - r->nlen - 1, mode[r->kind],
+                         w->span));
+        }
+    }
+    return 0;
+}
+
+/* Is name[0..n) a function the line defines? */
+static int is_func(const parser *p, const char *name, size_t n)
+{
+    const vcall *f = p->q->funcs.p;
+    for (uint32_t i = 0; i < p->q->funcs.n; i++)
+        if (same_name(f[i].fn, f[i].fnlen, name, n))
+            return 1;
+    return 0;
+}
+
+/* Does function `from` run function `to` (itself included), through the calls
+ * the bodies of the line's functions make?  A search over names, each function
+ * visited once (seen: one byte per call). */
+static int reaches(parser *p, const char *from, size_t fl, const char *to, size_t tl, uint8_t *seen)
+{
+    if (same_name(from, fl, to, tl))
+        return 1;
+    const vcall *k = p->q->calls.p;
+    for (uint32_t i = 0; i < p->q->calls.n; i++) {
+        if (seen[i] || !same_name(k[i].fn, k[i].fnlen, from, fl) || !is_func(p, k[i].callee, k[i].clen))
+            continue;
+        seen[i] = 1;
+        if (reaches(p, k[i].callee, k[i].clen, to, tl, seen))
+            return 1;
+    }
+    return 0;
+}
+
+/* A fork bomb, found by its structure, not its spelling: a function whose body
+ * runs, in a new process (a pipeline, &, ( ), $( )), a function that runs it
+ * again (:(){ :|:& };: and any other name or spacing) multiplies processes
+ * without end.  Such a call is dynamic. */
+static int fork_code(parser *p)
+{
+    uint32_t n = p->q->calls.n;
+    if (!n)
+        return 0;
+    uint8_t *seen = sg_arena_alloc(p->a, n);
+    if (!seen)
+        return oom(p);
+    for (uint32_t i = 0; i < n; i++) {
+        const vcall *k = &((const vcall *)p->q->calls.p)[i];
+        if (!k->spawn || !is_func(p, k->callee, k->clen))
+            continue;
+        memset(seen, 0, n);
+        if (!reaches(p, k->callee, k->clen, k->fn, k->fnlen, seen))
+            continue;
+        TRY(mark_dynamic_name(p, k->seg, "fork bomb: function '%.*s' runs itself again in "
+                              "a new process, without end", k->fn, k->fnlen));
+    }
+    return 0;
+}
+
+/* IFS changed on the line: bash splits every unquoted expansion by it from there
+ * on, and where that is this flow-blind pass does not tell, so every segment of
+ * this parse whose words hold one (SPLITS) is dynamic.  An IFS=... before a
+ * command is its own, unless the command is a function (bash keeps it for the
+ * body); IFS changed in arithmetic or by ${IFS=...} counts too. */
+static int ifs_code(parser *p, uint32_t seg0, uint32_t var0)
+{
+    sgr_cmdline *cl = p->cl;
+    int changed = p->ifs_set;
+    for (uint32_t i = var0; i < cl->nvars && !changed; i++) {
+        const sgr_shvar *v = &cl->vars[i];
+        if (!same_name(v->name, v->nlen, "IFS", 3))
+            continue;
+        if (!(v->flags & SGR_VAR_PREFIX))
+            changed = 1;
+        else if (v->seg >= 0 && cl->seg[v->seg].argc
+                 && is_func(p, cl->seg[v->seg].argv[0].text, cl->seg[v->seg].argv[0].len))
+            changed = 1;
+    }
+    const vref *r = p->q->refs.p;
+    for (uint32_t i = 0; i < p->q->refs.n && !changed; i++)
+        if (r[i].kind == REF_ARITH && same_name(r[i].name, r[i].nlen, "IFS", 3))
+            changed = 1;
+    if (!changed)
+        return 0;
+    for (uint32_t j = seg0; j < cl->nseg; j++)
+        if (cl->seg[j].flags & SGR_SEG_SPLITS)
+            TRY(mark_dynamic(p, (int32_t)j, "IFS is changed on this line: the unquoted "
+                             "expansions in this command split into words at run time"));
+    return 0;
+}
+
+/* The end of a parse: read everything queued (scans first: they queue refs), the
+ * values of this parse's integer variables, and the variables refs name, until
+ * nothing is left.  var0: the first of this parse's variables. */
+static int resolve_code(parser *p, uint32_t var0)
+{
+    codeq *q = p->q;
+    sgr_cmdline *cl = p->cl;
+    uint32_t nv = cl->nvars;
+    if (!q->refs.n && !q->scans.n && nv == var0 && !q->calls.n && !p->ifs_set)
+        return 0;       /* most lines */
+    TRY(fork_code(p));
+    TRY(ifs_code(p, p->seg0, var0));
+    /* declare -i x: every value x is given on the line is arithmetic */
+    for (uint32_t i = var0; i < nv; i++) {
+        if (!(cl->vars[i].flags & SGR_VAR_INTEGER))
+            continue;
+        for (uint32_t j = var0; j < nv; j++) {
+            const sgr_shvar *v = &cl->vars[j], *d = &cl->vars[i];
+            if (v->nlen != d->nlen || memcmp(v->name, d->name, d->nlen) != 0 || !v->value)
+                continue;
+            if (v->vflags & W_RUNTIME)
+                TRY(mark_dynamic_name(p, v->seg, "'%.*s' is an integer variable: the command "
+                                      "output it is given is evaluated as arithmetic",
+                                      v->name, v->nlen));
+            else
+                TRY(add_scan(p, v->seg, v->value, v->vlen, SC_ARITH, v->span));
+        }
+        for (uint32_t j = var0; j < nv; j++) {
+            const sgr_shvar *v = &cl->vars[j], *d = &cl->vars[i];
+            if (v->nlen == d->nlen && memcmp(v->name, d->name, d->nlen) == 0
+                && (v->flags & SGR_VAR_UNKNOWN))
+                TRY(mark_dynamic_name(p, v->seg, "'%.*s' is an integer variable, and a value "
+                                      "it is given is only known at run time", v->name, v->nlen));
+        }
+    }
+    nameset seen = {0};
+    uint32_t si = 0, ri = 0;
+    while (si < q->scans.n || ri < q->refs.n) {
+        if (si < q->scans.n) {
+            vscan v = ((vscan *)q->scans.p)[si++];
+            TRY(run_scan(p, &v));
+            continue;
+        }
+        vref r = ((vref *)q->refs.p)[ri++];
+        if (r.kind != REF_OUTPUT) {
+            int fresh = nameset_add(p, &seen, &r);
+            if (fresh <= 0) {
+                if (fresh < 0)
+                    return -1;
+                continue;
+            }
+        }
+        TRY(resolve_ref(p, &r, nv));
+    }
+    return 0;
+}
+
 /* ---- commands ------------------------------------------------------------- */
 
 /* Fill segment idx from the collected parts and its source range.  Inline: once
@@ -1855,7 +3140,8 @@ static inline int seg_finish(parser *p, int32_t idx, vec *argv, vec *asg, vec *r
     sg->redirs = rd->p;
     sg->nredirs = rd->n;
     sg->span = mkspan(p, start, p->pos - start);
-    return check_dynamic(p, idx);
+    TRY(check_dynamic(p, idx));
+    return code_candidate(sg) ? code_segment(p, idx) : 0;
 }
 
 static int too_many_words(parser *p, size_t start)
@@ -1902,6 +3188,115 @@ static inline size_t plain_scan(const char *s, size_t i, size_t e, unsigned cc, 
         j++;
 out:
     *je = j;
+    return 0;
+}
+
+/* Is the word at i, in a command whose first `done` words are argv's, a NAME=(...) array
+ * assignment bash reads as one: an operand of declare, typeset, local, export or
+ * readonly, the only commands whose operands it parses as assignments? */
+static int decl_array(const parser *p, const vec *argv, uint32_t done, size_t i)
+{
+    if (!done)
+        return 0;
+    const sgr_word *w0 = argv->p;
+    int bi = builtin_of(w0);
+    if (bi != BI_DECLARE)
+        return 0;
+    size_t pos = i;
+    while (pos < p->end && is_name_char(p->s[pos]))
+        pos++;
+    if (pos < p->end && p->s[pos] == '+')
+        pos++;
+    return pos > i && is_name_start(p->s[i]) && pos + 1 < p->end && p->s[pos] == '='
+           && p->s[pos + 1] == '(';
+}
+
+/* Length of NAME[...] in a NAME[subscript]=... or NAME[subscript]+=... word at pos,
+ * the subscript found as bash finds it (quotes and escapes skipped, blanks
+ * included: `a[ 1 ]=x` is one word), else 0. */
+static size_t subscript_assign_len(const parser *p)
+{
+    size_t i = p->pos;
+    if (i >= p->end || !is_name_start(p->s[i]))
+        return 0;
+    while (i < p->end && is_name_char(p->s[i]))
+        i++;
+    if (i >= p->end || p->s[i] != '[')
+        return 0;
+    int depth = 0;
+    for (; i < p->end; i++) {
+        char ch = p->s[i];
+        if (ch == '\\')
+            i++;
+        else if (ch == '\'' || ch == '"') {
+            size_t j = i + 1;
+            while (j < p->end && p->s[j] != ch)
+                j += ch == '"' && p->s[j] == '\\' ? 2 : 1;
+            if (j >= p->end)
+                return 0;
+            i = j;
+        } else if (ch == '[')
+            depth++;
+        else if (ch == ']' && --depth == 0)
+            break;
+        else if (ch == '\n')
+            return 0;
+    }
+    if (i >= p->end)
+        return 0;
+    size_t n = i + 1 - p->pos;
+    i++;
+    if (i < p->end && p->s[i] == '+')
+        i++;
+    return i < p->end && p->s[i] == '=' ? n : 0;
+}
+
+/* subscript_assign -> NAME '[' arith ']' ['+'] '=' word   one program word, as the
+ * command's first: assigning an array element is left unanalysed (dynamic), but
+ * its subscript is read as the arithmetic it is. */
+static int lex_subscript_assign(parser *p, const ctx *c, int32_t idx, size_t n, sgr_word *w)
+{
+    size_t start = p->pos, b0 = p->blen;
+    const char *open = memchr(p->s + start, '[', n);
+    uint32_t fl = 0;
+    p->pos = (size_t)(open - p->s) + 1;
+    TRY(arith_text(p, c, idx, SGR_NEST_CMDSUB, &fl, start, AT_BRACKET, "["));
+    sgr_word rest = {0};
+    TRY(lex_word(p, c, idx, SGR_NEST_CMDSUB, &rest));
+    p->blen = b0;
+    TRY(putn(p, p->s + start, p->pos - start));
+    TRY(word_finish(p, b0, start, fl | rest.flags, w));
+    return mark_dynamic(p, idx, "assigns an array element (NAME[...]=): not analysed");
+}
+
+/* After an argv word of segment idx was lexed (its slot is argv's last): put the
+ * fields an unquoted $IFS split it into in its place, and note on the segment
+ * that an unquoted expansion in its words splits at run time (for the IFS
+ * analysis at the end of the parse: SPLITS). */
+static int take_fields(parser *p, int32_t idx, vec *argv, uint32_t *wleft, size_t start)
+{
+    if (p->unq_exp) {
+        p->cl->seg[idx].flags |= SGR_SEG_SPLITS;
+        if (p->unq_exp == 2)
+            TRY(mark_dynamic(p, idx, "the value of IFS splits a word here at run time"));
+        p->unq_exp = 0;
+    }
+    if (!p->split_done)
+        return 0;
+    p->split_done = 0;
+    p->cl->seg[idx].flags |= SGR_SEG_SPLITS;
+    argv->n--;                  /* the placeholder, whose count the fields take */
+    ++*wleft;
+    const sgr_word *f = p->split.p;
+    for (uint32_t k = 0; k < p->split.n; k++) {
+        if (!(*wleft)--)
+            return too_many_words(p, start);
+        sgr_word *w = vgrow(p, argv, sizeof *w);
+        if (!w)
+            return -1;
+        *w = f[k];
+    }
+    p->split.n = 0;
     return 0;
 }
 
@@ -1986,6 +3381,17 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
                 i = endp = p->pos;
                 continue;
             }
+            if (!argv.n && j < e && s[j] == '[') {
+                size_t sa;
+                p->pos = i;
+                if ((sa = subscript_assign_len(p)) != 0) {
+                    if (!(w = vgrow(p, &argv, sizeof *w)))
+                        return -1;
+                    TRY(lex_subscript_assign(p, c, idx, sa, w));
+                    i = endp = p->pos;
+                    continue;
+                }
+            }
         plain:      /* j is the end of the plain run at i, which is no NAME= */
             if (!(w = vgrow(p, &argv, sizeof *w)))
                 return -1;
@@ -1993,7 +3399,17 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             int blank = j < e && s[j] == ' ';
             if (!blank && !word_ends(s, e, j)) {
                 p->pos = i;
+                p->split_ok = 1;
                 TRY(lex_word_loop(p, c, idx, SGR_NEST_CMDSUB, w));
+                p->split_ok = 0;
+                TRY(take_fields(p, idx, &argv, &wleft, start));
+                i = endp = p->pos;
+                continue;
+            }
+            if (j < e && s[j] == '(' && s[j - 1] == '=' && decl_array(p, &argv, argv.n - 1, i)) {
+                /* declare a=(1 2): an array assignment, as bash reads it there */
+                p->pos = i;
+                TRY(lex_assign(p, c, idx, assign_len(p), w));
                 i = endp = p->pos;
                 continue;
             }
@@ -2043,10 +3459,25 @@ static int parse_simple(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             }
         }
         p->pos = i;
-        size_t nl = argv.n ? 0 : assign_len(p);
+        size_t nl = argv.n ? 0 : assign_len(p), sa = argv.n || nl ? 0 : subscript_assign_len(p);
+        if (sa) {
+            if (!(w = vgrow(p, &argv, sizeof *w)))
+                return -1;
+            TRY(lex_subscript_assign(p, c, idx, sa, w));
+            i = endp = p->pos;
+            continue;
+        }
+        int da = decl_array(p, &argv, argv.n, i);
         if (!(w = vgrow(p, nl ? &asg : &argv, sizeof *w)))
             return -1;
-        TRY(nl ? lex_assign(p, c, idx, nl, w) : lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
+        if (nl || da)
+            TRY(lex_assign(p, c, idx, da ? assign_len(p) : nl, w));
+        else {
+            p->split_ok = 1;
+            TRY(lex_word(p, c, idx, SGR_NEST_CMDSUB, w));
+            p->split_ok = 0;
+            TRY(take_fields(p, idx, &argv, &wleft, start));
+        }
         i = endp = p->pos;
     }
     p->pos = endp;
@@ -2084,7 +3515,9 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
             return fail(p, start, p->end - start, "'[[' without matching ']]'");
         char ch = p->s[p->pos];
         if (ch == '\n' || ch == '\r') {
-            p->pos++;     /* no heredoc reading inside [[ ]] */
+            p->pos++;     /* bash reads pending heredocs at a newline inside [[ ]] too */
+            if (ch == '\n' && p->hd_n > p->hd_base)
+                TRY(read_heredocs(p));
             continue;
         }
         if (argv.n >= p->lim->max_words)
@@ -2247,6 +3680,35 @@ static int parse_do_group(parser *p, const ctx *c, size_t st, const char *what)
     return expect_kw(p, KW_DONE, st, m2);
 }
 
+/* Append the name s[pos..pos+nl) to a list of names (cl->funcs, cl->loopvars). */
+static int add_name(parser *p, sgr_word **v, uint32_t *n, uint32_t *cap, size_t pos, size_t nl)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 4;
+        sgr_word *nv = *cap ? sg_arena_grow(p->a, *v, sizeof *nv * *cap, sizeof *nv * nc)
+                            : sg_arena_alloc(p->a, sizeof *nv * nc);
+        if (!nv)
+            return oom(p);
+        *v = nv;
+        *cap = nc;
+    }
+    char *t = sg_arena_strndup(p->a, p->s + pos, nl);
+    if (!t)
+        return oom(p);
+    sgr_word *w = &(*v)[(*n)++];
+    memset(w, 0, sizeof *w);
+    w->text = t;
+    w->len = (uint32_t)nl;
+    w->span = mkspan(p, pos, nl);
+    return 0;
+}
+
+/* The name of a function the input defines. */
+static int add_func(parser *p, size_t pos, size_t nl)
+{
+    return add_name(p, &p->cl->funcs, &p->cl->nfuncs, &p->cl->capfuncs, pos, nl);
+}
+
 /* for_clause -> ('for' | 'select') NAME [linebreak 'in' word* (';' | NL)] [';'] do_group
  *             | 'for' '((' arith '))' [';'] do_group */
 static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t kwlen)
@@ -2276,14 +3738,25 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
         nl++;
     if (p->pos + nl < p->end && !is_meta(p->s[p->pos + nl]))
         return fail(p, p->pos, nl + 1, "'%s' needs a variable name", what);
+    TRY(add_name(p, &p->cl->loopvars, &p->cl->nloopvars, &p->cl->caploopvars, p->pos, nl));
+    const char *name = p->s + p->pos;
+    sgr_span nsp = mkspan(p, p->pos, nl);
     p->pos += nl;
+    if (kwlen != 3)
+        TRY(add_var(p, -1, "REPLY", 5, NULL, 0, 0, 0, nsp));    /* select reads a reply */
     TRY(skip_linebreaks(p, &t));
     if (t.kind == T_WORD && keyword_at(p) == KW_IN) {
         p->pos += 2;
         for (;;) {
             peek(p, &t);
             if (t.kind == T_WORD) {
-                TRY(header_word(p, c));
+                /* each word is a value of the variable; a file name from a glob
+                 * or brace word is only known at run time */
+                sgr_word w = {0};
+                TRY(lex_word(p, c, c->parent, SGR_NEST_CMDSUB, &w));
+                int unknown = (w.flags & (W_RUNTIME | SGR_W_GLOB | SGR_W_BRACE)) != 0;
+                TRY(add_var(p, -1, name, nl, unknown ? NULL : w.text, unknown ? 0 : w.len,
+                            w.flags, 0, w.span));
                 continue;
             }
             if (t.kind == T_SEMI || t.kind == T_NL || t.kind == T_CR) {
@@ -2294,8 +3767,12 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
                 return fail(p, st, p->end - st, "'%s' without matching 'do'", what);
             return unexpected(p, &t);
         }
-    } else if (t.kind == T_SEMI)
-        TRY(consume(p, &t));
+    } else {
+        /* for x; do: the positional parameters, only known at run time */
+        TRY(add_var(p, -1, name, nl, NULL, 0, 0, 0, nsp));
+        if (t.kind == T_SEMI)
+            TRY(consume(p, &t));
+    }
     return parse_do_group(p, body, st, what);
 }
 
@@ -2355,6 +3832,29 @@ static int parse_case(parser *p, const ctx *c, const ctx *body, size_t st)
 
 static int parse_compound(parser *p, const ctx *c, int kw, int lparen);
 
+/* The function name[0..nl) was defined with body segments [start, nseg): record
+ * it and the commands its body runs, for fork_code. */
+static int func_calls(parser *p, const char *name, size_t nl, uint32_t start)
+{
+    vcall *f = vgrow(p, &p->q->funcs, sizeof *f);
+    if (!f)
+        return -1;
+    *f = (vcall){name, NULL, (uint32_t)nl, 0, -1, 0};
+    for (uint32_t j = start; j < p->cl->nseg; j++) {
+        const sgr_segment *sg = &p->cl->seg[j];
+        if (!sg->argc || (sg->argv[0].flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)))
+            continue;
+        vcall *k = vgrow(p, &p->q->calls, sizeof *k);
+        if (!k)
+            return -1;
+        int spawn = sg->pipe_len > 1 || (sg->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL))
+                    || sg->nest == SGR_NEST_CMDSUB || sg->nest == SGR_NEST_PROCSUB;
+        *k = (vcall){name, sg->argv[0].text, (uint32_t)nl, sg->argv[0].len, (int32_t)j,
+                     (uint8_t)spawn};
+    }
+    return 0;
+}
+
 /* function_def -> NAME '(' ')' linebreak compound_command redirect*
  *               | 'function' NAME ['(' ')'] linebreak compound_command redirect* */
 static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
@@ -2366,6 +3866,8 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     size_t nl = lit_len(p);
     if (!nl)
         return fail(p, st, p->pos - st + 1, "function definition needs a name");
+    TRY(add_func(p, p->pos, nl));
+    const char *name = p->s + p->pos;
     p->pos += nl;
     skip_blanks(p);
     if (p->pos < p->end && p->s[p->pos] == '(') {
@@ -2395,7 +3897,8 @@ static int parse_function(parser *p, const ctx *c, size_t st, int keyword)
     } else
         TRY(parse_compound(p, &fc, kw, t.kind == T_LPAREN));
     leave(p);
-    return compound_redirs(p, &fc, start);
+    TRY(compound_redirs(p, &fc, start));
+    return func_calls(p, name, nl, start);
 }
 
 /* compound_command -> brace_group | subshell | if_clause | while_clause
@@ -2668,11 +4171,8 @@ static int parse_program(parser *p, const ctx *c)
     TRY(parse_list(p, c, 0, &n, &t));
     if (t.kind != T_EOF)
         return unexpected(p, &t);
-    if (p->hd_n > p->hd_base) {
-        const hd_pending *h = &p->hd[p->hd_base];
-        return fail(p, h->span.off, h->span.len, "here-document delimiter '%.*s' not found",
-                    (int)(h->dlen > 40 ? 40 : h->dlen), h->mark);
-    }
+    if (p->hd_n > p->hd_base)
+        TRY(read_heredocs(p));      /* no newline after `cat <<EOF`: empty bodies, as bash */
     return 0;
 }
 
@@ -2688,6 +4188,7 @@ static void parser_init(parser *p, sg_arena *a, sgr_cmdline *cl, const sgr_sh_li
     p->maxdepth = lim->max_depth < HARD_DEPTH ? lim->max_depth : HARD_DEPTH;
     p->s = s;
     p->end = len;
+    p->refkind = REF_NONE;
 }
 
 /* Checks done before parsing: length and NUL bytes. */
@@ -2732,14 +4233,18 @@ int sgr_sh_parse(sg_arena *a, const char *line, size_t len, const sgr_sh_limits 
     out->line = line;
     out->len = len;
     parser p;
+    codeq q = {0};
     parser_init(&p, a, out, lim, line, len);
+    p.q = &q;
     ctx top = {-1, SGR_NEST_TOP, 0, 0};
-    if (precheck(&p, len) == 0 && alloc_buf(&p, len) == 0)
-        parse_program(&p, &top);
+    if (precheck(&p, len) == 0 && alloc_buf(&p, len) == 0 && parse_program(&p, &top) == 0)
+        resolve_code(&p, 0);
     if (!p.err)
         return 0;
     out->nseg = 0;
     out->npipelines = 0;
+    out->nfuncs = 0;
+    out->nloopvars = 0;
     out->error = p.msg;
     out->error_span = p.espan;
     return p.err;
@@ -2755,19 +4260,22 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     if (parent < 0 || parent >= (int32_t)cl->nseg)
         parent = -1;
     parser p;
+    codeq q = {0};
     parser_init(&p, a, cl, lim, script, len);
     p.ovr = 1;
     p.ospan = span;
     p.rdepth = depth;
-    uint32_t n0 = cl->nseg, pl0 = cl->npipelines;
+    p.q = &q;
+    uint32_t n0 = cl->nseg, pl0 = cl->npipelines, v0 = cl->nvars;
+    uint32_t nf0 = cl->nfuncs, nv0 = cl->nloopvars;
     p.seg0 = n0;
     ctx c = {parent, (uint8_t)nest, depth,
              parent >= 0 ? cl->seg[parent].flags & INHERIT : 0};
     if (precheck(&p, len) == 0) {
         if (depth > p.maxdepth)
             fail(&p, 0, 0, "nesting deeper than %u", p.maxdepth);
-        else if (alloc_buf(&p, len) == 0)
-            parse_program(&p, &c);
+        else if (alloc_buf(&p, len) == 0 && parse_program(&p, &c) == 0)
+            resolve_code(&p, v0);
     }
     if (!p.err)
         return 0;
@@ -2780,6 +4288,9 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     }
     cl->nseg = n0;
     cl->npipelines = pl0;
+    cl->nfuncs = nf0;
+    cl->nloopvars = nv0;
+    cl->nvars = v0;
     if (parent >= 0) {
         cl->seg[parent].flags |= SGR_SEG_DYNAMIC;
         cl->seg[parent].dyn_reason = p.msg;

@@ -33,7 +33,8 @@ typedef struct sgr_span {
     X(GLOB,    0x0020, "unquoted * ? or [...]") \
     X(BRACE,   0x0040, "unquoted brace expansion {a,b} or {1..3}") \
     X(TILDE,   0x0080, "leading unquoted ~") \
-    X(ANSIC,   0x0100, "$'...' decoded")
+    X(ANSIC,   0x0100, "$'...' decoded") \
+    X(ARRAY,   0x0200, "NAME=(...): a compound array assignment, its words parsed")
 
 enum {
 #define X(name, bit, doc) SGR_W_##name = bit,
@@ -105,7 +106,8 @@ typedef enum {
     X(CONTROL,    0x0008, "inside if/while/until/for/case/function body or condition") \
     X(FUNCDEF,    0x0010, "inside a function definition body") \
     X(MOREARGS,   0x0020, "receives more arguments at run time (xargs)") \
-    X(NEGATED,    0x0040, "preceded by !")
+    X(NEGATED,    0x0040, "preceded by !") \
+    X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time")
 
 enum {
 #define X(name, bit, doc) SGR_SEG_##name = bit,
@@ -173,7 +175,39 @@ typedef struct sgr_segment {
  *   SEMI); `;;` and what follows a compound command are not recorded.
  * - `[[ ... ]]` and `(( ... ))` are segments with argv "[[" ... "]]" and
  *   "((", EXPR, "))".  `time`, `coproc` are ordinary program names.
- * - An unquoted \r separates commands like a newline. */
+ * - An unquoted \r separates commands like a newline, but belongs to a heredoc's
+ *   delimiter word, as bash reads it.
+ * - An unquoted $IFS / ${IFS} splits an argv word into several (as bash with IFS as it
+ *   starts); commands found in values bash evaluates (arithmetic, NAME operands of
+ *   builtins, ${x@P}, the values of variables evaluated there) are CMDSUB segments
+ *   of the segment that evaluates them, or the segment is DYNAMIC (runtime code);
+ *   a header (`for ((...))`) that has no segment gets an empty DYNAMIC one. */
+
+/* A variable the line assigns, as the parser records it for what bash evaluates in
+ * values (see sgr_sh_parse): NAME=value words, declare/local/export/readonly/typeset
+ * operands, read/mapfile/printf -v targets, for/select loop variables. */
+#define SGR_VAR_FLAGS(X) \
+    X(UNKNOWN, 0x0001, "the value is only known at run time (read, $(...), +=)") \
+    X(INTEGER, 0x0002, "declare -i: bash evaluates every value it is given") \
+    X(PREFIX,  0x0004, "NAME=value before a command: set for that command only") \
+    X(APPEND,  0x0008, "NAME+=value: the value is added to what the variable holds")
+
+enum {
+#define X(name, bit, doc) SGR_VAR_##name = bit,
+    SGR_VAR_FLAGS(X)
+#undef X
+};
+
+typedef struct sgr_shvar {
+    const char *name;            /* not NUL-terminated */
+    uint32_t nlen;
+    const char *value;           /* the value as words keep it (expansions verbatim) */
+    uint32_t vlen;
+    uint32_t vflags;             /* SGR_W_* of the word that gives the value */
+    uint32_t flags;              /* SGR_VAR_* */
+    int32_t seg;                 /* the assigning segment, -1: a loop header */
+    sgr_span span;
+} sgr_shvar;
 
 typedef struct sgr_sh_limits {
     uint32_t max_line;           /* bytes; longer lines are refused */
@@ -194,6 +228,16 @@ typedef struct sgr_cmdline {
     const char *error;           /* set when the whole line is unparseable: then
                                   * nseg is 0 and callers must deny */
     sgr_span error_span;
+    sgr_word *funcs;             /* the names of the functions the line (and the
+                                  * scripts parsed into it) defines, in source order */
+    uint32_t nfuncs, capfuncs;
+    sgr_word *loopvars;          /* the variables of its for and select loops, which
+                                  * no segment's assignments show */
+    uint32_t nloopvars, caploopvars;
+    sgr_shvar *vars;             /* what the line assigns, in source order, nested
+                                  * scripts' after the line's (sgr_sh_parse_nested
+                                  * reads the line's): for the parser's own use */
+    uint32_t nvars, varcap;
 } sgr_cmdline;
 
 /* Parse line[0..len) (NUL bytes are data and make the line dynamic).  Fills *out.

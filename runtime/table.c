@@ -591,8 +591,8 @@ static int check_progspecs(vctx *v)
     const sgr_table *t = v->t;
     const uint32_t known = SGT_PROG_WRAPPER | SGT_PROG_RUNS_NOTHING | SGT_PROG_ASSIGNMENTS |
                            SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
-                           SGT_PROG_TEXT_OPERAND | SGT_PROG_WRITES | SGT_PROG_COPIES |
-                           SGT_PROG_RUNS_FILE;
+                           SGT_PROG_TEXT_OPERAND | SGT_PROG_STDIN | SGT_PROG_WRITES |
+                           SGT_PROG_COPIES | SGT_PROG_RUNS_FILE;
     uint64_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
@@ -606,6 +606,8 @@ static int check_progspecs(vctx *v)
         sgr_prog_lists(p, sl);
         if (p->first_len && !(p->flags & SGT_PROG_TEXT_OPERAND))
             return fail(v, "progspec %u: text-operand options without the text-operand flag", i);
+        if (p->stdin_len && !(p->flags & SGT_PROG_STDIN))
+            return fail(v, "progspec %u: stdin options without the stdin flag", i);
         /* slices may share entries, so their lengths may add up to far more than
          * PROGOPTS holds: the checks here and the option hash (hash_progopts: twice
          * as many slots, its size a uint32_t) take time and memory by that sum */
@@ -782,9 +784,10 @@ static int hash_progopts(sgr_table *t)
                         t->abbrfilt[i].c23 |= 1ull << sgr_abbr_pair(o[2], o[3]);
                 }
                 _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
-                                | SGR_OPT_END) <= UINT8_MAX, "shortopt holds every SGR_OPT_ bit");
+                                | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN)
+                               <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
                 if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
-                    t->shortopt[i][(uint8_t)o[1]] |= (uint8_t)sl[j].bit;
+                    t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
                 uint32_t h = (sgr_hash_name(o, ol) ^ i * 0x9e3779b9u) & (n - 1);
                 while (t->opttab[h].name != SGT_NONE
                        && !(t->opttab[h].prog == i && strcmp(sgr_str(t, t->opttab[h].name), o) == 0))
@@ -991,7 +994,7 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
     sgr_prog_lists(ps, sl);
     uint32_t bits = 0;
     for (int j = 0; j < SGR_NPROG_LISTS; j++) {
-        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT)) || !sl[j].len)
+        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_LOOKUP | SGR_OPT_ARGV0)) || !sl[j].len)
             continue;
         /* a slice is sorted, so the names that str is a proper prefix of come right
          * after str's place in it (after str itself, when it is listed) */

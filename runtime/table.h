@@ -62,7 +62,7 @@ typedef struct sgr_table {
     } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
     uint32_t nopttab;         /* a power of two > 2 * the options listed */
     sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
-    uint8_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
+    uint16_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
                                * sgr_progopt_bits without a hash, heap */
     struct sgr_abbrfilt {     /* [nprogs] of each long value, script and unless
                                * option o ("--x..."): sgr_progopt_abbrev's first test */
@@ -129,6 +129,10 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_SCRIPT 0x08u
 #define SGR_OPT_EXEC   0x10u
 #define SGR_OPT_END    0x20u
+#define SGR_OPT_LOOKUP 0x40u          /* lookup_off: names where the inner program is */
+#define SGR_OPT_ARGV0  0x80u          /* argv0_off: names the inner program's argv[0] */
+#define SGR_OPT_CODE   0x100u         /* code_off: its value is the program (not shell) */
+#define SGR_OPT_STDIN  0x200u         /* stdin_off: the program is read from stdin */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -153,8 +157,12 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(exec,   SGR_OPT_EXEC,   "exec",   "exec words") \
     X(end,    SGR_OPT_END,    "end",    "end words") \
     X(text,   SGR_OPT_TEXT,   "text",   "text options") \
-    X(first,  SGR_OPT_FIRST,  "unless", "text-operand options")
-#define SGR_NPROG_LISTS 6
+    X(first,  SGR_OPT_FIRST,  "unless", "text-operand options") \
+    X(lookup, SGR_OPT_LOOKUP, "lookup", "lookup options") \
+    X(argv0,  SGR_OPT_ARGV0,  "argv0",  "argv0 options") \
+    X(code,   SGR_OPT_CODE,   "code",   "code options") \
+    X(stdin,  SGR_OPT_STDIN,  "stdin",  "stdin options")
+#define SGR_NPROG_LISTS 10
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;

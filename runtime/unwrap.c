@@ -2,17 +2,14 @@
  * declarations describe it (see unwrap.h and docs/language.md, "wrapper"). */
 #include <string.h>
 #include "unwrap.h"
+#include "feed.h"
 
+/* A wrapper's NAME=value operand (`assignments`): env and sudo take every word
+ * with a '=' after its first byte for one, whatever the name (env 'a b=1' cmd and
+ * env 'BASH_FUNC_f%%=() { ...; }' bash set those variables). */
 static int is_assignment(const sgr_word *w)
 {
-    const char *s = w->text;
-    uint32_t i = 0;
-    if (!w->len || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
-        return 0;
-    while (i < w->len && (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')
-                          || (s[i] >= '0' && s[i] <= '9')))
-        i++;
-    return i < w->len && s[i] == '=';
+    return w->len > 1 && w->text[0] != '=' && memchr(w->text + 1, '=', w->len - 1) != NULL;
 }
 
 #define UNKNOWN_PROGRAM (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE)
@@ -81,6 +78,21 @@ static int add_script_word(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_
     return add_script(a, cl, si, w->text, w->len, w->span, lim);
 }
 
+/* Do argv[from..) read differently joined into a script than as words (a blank,
+ * a quote or an operator inside one, an empty one)? */
+static int words_reparse(const sgr_segment *s, uint32_t from)
+{
+    for (uint32_t i = from; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        if (!w->len)
+            return 1;
+        for (uint32_t k = 0; k < w->len; k++)
+            if (strchr(" \t\n;&|<>()$`'\"\\*?[]{}~#=", w->text[k]))
+                return 1;
+    }
+    return 0;
+}
+
 /* Join argv[from..to) with single spaces (watch, su -c without quoting). */
 static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32_t *len)
 {
@@ -101,29 +113,49 @@ static char *join_words(sg_arena *a, const sgr_segment *s, uint32_t from, uint32
     return d;
 }
 
-/* A shell reading its script from a here-string or heredoc on stdin
- * (bash <<< 'rm -rf /'): parse the body as the script. */
-static int stdin_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_sh_limits *lim)
-{
-    const sgr_segment *s = &cl->seg[si];
-    for (uint32_t k = 0; k < s->nredirs; k++) {
-        const sgr_redir *r = &s->redirs[k];
-        if ((r->kind != SGR_REDIR_HERESTRING && r->kind != SGR_REDIR_HEREDOC) || (r->fd != -1 && r->fd != 0))
-            continue;
-        if (r->target.flags & SGR_W_UNKNOWN) {
-            set_dynamic(&cl->seg[si], "the script on standard input comes from an expansion");
-            return 0;
-        }
-        return add_script(a, cl, si, r->target.text, r->target.len, r->target.span, lim);
-    }
-    return 0;
-}
-
-/* Where a scan of a wrapper's words stands (unwrap_from). */
+/* Where a scan of a wrapper's words stands (unwrap_from).  lookup, argv0: the
+ * values of the wrapper's `lookup` and `argv0` options given so far (NULL: none). */
 typedef struct scan_state {
     uint32_t skipped, asg_from, asg_n;
     int opts_done, want_script;
+    const char *lookup;
+    const char *argv0;
+    uint32_t argv0_len, argv0_flags;
 } scan_state;
+
+/* An option with bits b took the value v[0..n) (word flags fl). */
+static void note_value(scan_state *st, uint32_t b, const char *v, uint32_t n, uint32_t fl)
+{
+    if (b & SGR_OPT_LOOKUP)
+        st->lookup = v;
+    if (b & SGR_OPT_ARGV0) {
+        st->argv0 = v;
+        st->argv0_len = n;
+        st->argv0_flags = fl;
+    }
+}
+
+/* The inner command n of a wrapper scanned in state st: a bare program name looked
+ * up in a directory the wrapper names (env -P DIR) is not the program PATH finds,
+ * and a program told another name (env -a NAME, exec -a) may act as that name
+ * (busybox runs the applet its argv[0] names). */
+static void check_lookup(sgr_segment *n, const scan_state *st)
+{
+    if (n->argc == 0 || (n->flags & SGR_SEG_DYNAMIC))
+        return;
+    const sgr_word *w = &n->argv[0];
+    if (st->lookup && !memchr(w->text, '/', w->len)) {
+        set_dynamic(n, "the inner program is looked up in a directory named on the line, not on PATH");
+        return;
+    }
+    if (st->argv0) {
+        uint32_t al, pl;
+        const char *a = sgr_basename(st->argv0, st->argv0_len, &al);
+        const char *p = sgr_basename(w->text, w->len, &pl);
+        if ((st->argv0_flags & UNKNOWN_PROGRAM) || al != pl || memcmp(a, p, al) != 0)
+            set_dynamic(n, "the inner program is told another name (argv[0]), which a multi-call program runs as a command");
+    }
+}
 
 static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
                          const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
@@ -182,10 +214,16 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                     continue;
                 }
                 if ((nb & SGR_OPT_VALUE) && !(eq && w->text[1] == '-')) {
+                    if (i + 1 < argc)
+                        note_value(&st, nb, s->argv[i + 1].text, s->argv[i + 1].len, s->argv[i + 1].flags);
                     i += 2;
                     continue;
                 }
+                if (nb & SGR_OPT_VALUE)                      /* --opt=value */
+                    note_value(&st, nb, eq + 1, (uint32_t)(w->len - nl - 1), w->flags);
                 uint32_t ab = !nb && w->text[1] == '-' ? sgr_progopt_abbrev(t, ps, w->text, nl) : 0;
+                if (ab && eq)                                /* --abbrev=value */
+                    note_value(&st, ab, eq + 1, (uint32_t)(w->len - nl - 1), w->flags);
                 if (ab & (SGR_OPT_VALUE | SGR_OPT_SCRIPT)) {
                     int r = unwrap_abbrev(a, cl, si, ps, t, lim, i, st, forks, ab, eq);
                     if (r)
@@ -207,6 +245,10 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                     break;
                 }
                 if (ob & SGR_OPT_VALUE) {
+                    if (k + 1 < w->len)
+                        note_value(&st, ob, w->text + k + 1, w->len - k - 1, w->flags);
+                    else if (i + 1 < argc)
+                        note_value(&st, ob, s->argv[i + 1].text, s->argv[i + 1].len, s->argv[i + 1].flags);
                     if (k + 1 == w->len)
                         i++;                 /* the value is the next word */
                     break;
@@ -232,6 +274,11 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             i++;
             continue;
         }
+        if (w->len == 1 && w->text[0] == '-' && !(ps->flags & (SGT_PROG_RUNS_NOTHING | SGT_PROG_JOIN))) {
+            /* env - cmd: a lone '-' is -i; no program is named '-' */
+            i++;
+            continue;
+        }
         if (ps->flags & SGT_PROG_RUNS_NOTHING) {
             if (!(ps->flags & SGT_PROG_PERMUTE))
                 return 0;
@@ -243,20 +290,27 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             char *js = join_words(a, s, i, &jl);
             if (!js)
                 return -2;
-            return add_script(a, cl, si, js, jl, s->span, lim);
+            if (words_reparse(s, i)) {
+                /* watch -x runs the words as they are, not joined: both readings */
+                int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED, 0, lim);
+                if (r)
+                    return r;
+            }
+            return add_script(a, cl, si, js, jl, cl->seg[si].span, lim);
         }
         int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
                           (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);
-        if (r == 0 && st.asg_n) {
-            /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
+        if (r == 0) {
             sgr_segment *n = &cl->seg[cl->nseg - 1];
-            n->assigns = cl->seg[si].argv + st.asg_from;
-            n->nassigns = st.asg_n;
+            check_lookup(n, &st);
+            if (st.asg_n) {
+                /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
+                n->assigns = cl->seg[si].argv + st.asg_from;
+                n->nassigns = st.asg_n;
+            }
         }
         return r;
     }
-    if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !st.want_script && st.skipped == 0)
-        return stdin_script(a, cl, si, lim);
     return 0;
 }
 
@@ -285,44 +339,68 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
         if (r)
             return r < 0 ? r : 0;
     }
-    if (ab & SGR_OPT_VALUE)
+    if (ab & SGR_OPT_VALUE) {
+        const sgr_word *v = &cl->seg[si].argv[i + 1];
+        note_value(&st, ab, v->text, v->len, v->flags);
         return unwrap_from(a, cl, si, ps, t, lim, i + 2, st, forks);
+    }
     return 0;
 }
 
 static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
                       const sgr_table *t, const sgr_sh_limits *lim)
 {
-    scan_state st = { 0, 0, 0, 0, 0 };
+    scan_state st = { 0, 0, 0, 0, 0, NULL, NULL, 0, 0 };
     int forks = 0;
     return unwrap_from(a, cl, si, ps, t, lim, 1, st, &forks);
 }
 
+static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim);
+
+/* In rounds: every segment is unwrapped (with the ones that adds), then every
+ * program fed on the line is followed (feed.h), which may add scripts to unwrap in
+ * the next round.  A feed looks at the commands beside and inside a segment, so
+ * they are unwrapped first. */
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim)
 {
-    for (uint32_t si = 0; si < cl->nseg; si++) {
-        sgr_segment *s = &cl->seg[si];
-        s->spec = 0;
-        if (s->argc == 0)
-            continue;
-        /* every segment's spec is looked up here, once: the normaliser reads it */
-        uint32_t bl;
-        const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
-        s->base = s->argv[0].len - bl;
-        const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
-        if (ps)
-            s->spec = (uint32_t)(ps - t->progs) + 1;
-        if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
-            continue;
-        if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
-            continue;
-        if (s->depth + 1u > lim->max_depth) {
-            set_dynamic(s, "wrappers nested too deeply to check");
-            continue;
-        }
-        int r = unwrap_one(a, cl, si, ps, t, lim);
-        if (r == -2)
-            return -2;
+    return sgr_unwrap_from(a, cl, t, lim, 0);
+}
+
+int sgr_unwrap_from(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim, uint32_t from)
+{
+    while (from < cl->nseg) {
+        for (uint32_t si = from; si < cl->nseg; si++)
+            if (unwrap_seg(a, cl, si, t, lim) == -2)
+                return -2;
+        uint32_t end = cl->nseg;
+        for (uint32_t si = from; si < end; si++)
+            if (sgr_feed_may(t, &cl->seg[si]) && sgr_feed(a, cl, si, t, lim) == -2)
+                return -2;
+        from = end;
     }
     return 0;
+}
+
+static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim)
+{
+    sgr_segment *s = &cl->seg[si];
+    s->spec = 0;
+    if (s->argc == 0)
+        return 0;
+    /* every segment's spec is looked up here, once: the normaliser reads it */
+    uint32_t bl;
+    const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
+    s->base = s->argv[0].len - bl;
+    const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
+    if (ps)
+        s->spec = (uint32_t)(ps - t->progs) + 1;
+    if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
+        return 0;
+    if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
+        return 0;
+    if (s->depth + 1u > lim->max_depth) {
+        set_dynamic(s, "wrappers nested too deeply to check");
+        return 0;
+    }
+    return unwrap_one(a, cl, si, ps, t, lim) == -2 ? -2 : 0;
 }

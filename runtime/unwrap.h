@@ -13,6 +13,8 @@
  * spec and base (shparse.h), which the evaluator reads instead of looking the
  * program up again.  Returns 0, or -2 when the arena is exhausted. */
 int sgr_unwrap(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim);
+/* The same for the segments from index `from` on (ones added to an unwrapped line). */
+int sgr_unwrap_from(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_sh_limits *lim, uint32_t from);
 
 /* Basename of a program word: the part after the last '/'. */
 static inline const char *sgr_basename(const char *s, uint32_t len, uint32_t *outlen)

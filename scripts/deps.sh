@@ -1,9 +1,10 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages shellgate builds with are present.
 # As root it installs what is missing with apt-get; otherwise it names them and
-# stops.  Needs no network beyond Debian's package mirrors.
+# stops.  Needs no network beyond Debian's package mirrors.  gnuplot-nox draws the
+# bench figures (bench/plot.sh).
 set -eu
-PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3"
+PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3 gnuplot-nox bubblewrap"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

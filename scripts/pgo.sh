@@ -41,10 +41,17 @@ python3 - "$PWD" tests/packs/default.cases tests/packs/gaia.cases tests/packs/ir
 import json, sys
 cwd = sys.argv[1]
 for name in sys.argv[2:]:
+    cases = []
     for line in open(name, encoding="utf-8", errors="replace"):
+        line = line.rstrip("\n")
+        if cases and (line == "|" or line.startswith("| ")):
+            cases[-1] += "\n" + line[2:]      # a continuation line
+        else:
+            cases.append(line)
+    for line in cases:
         if not line.strip() or line.startswith("#"):
             continue
-        cmd = line.rstrip("\n").rsplit(" ; ", 2)[0]
+        cmd = line.rsplit(" ; ", 2)[0]
         print(json.dumps({"cmd": cmd, "cwd": cwd}))
 EOF
 for round in 1 2 3; do

@@ -56,6 +56,34 @@ sed -n 1p "$T/b" | grep -q '"decision":"deny","error":"a NUL character' && ok ||
 sed -n 2p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch escaped backslash before u0000"
 sed -n 3p "$T/b" | grep -q '"error":"a NUL character' && ok || bad "batch NUL after an escaped backslash"
 
+# --batch answers are what --json prints for the same command (the block writer
+# and cJSON's printer agree), for plain, escaped and wrapped commands
+printf '%s\n' '{"cmd": "ls -la src", "cwd": "/tmp"}' '{"cwd": "/tmp", "cmd": "echo \"a b\" \\ c"}' \
+    '{"cmd": "sudo rm -rf /", "cwd": "/tmp"}' '{"cmd": "git push origin main", "cwd": "/tmp"}' \
+    '{"cmd": "grep -n x\tnotes.txt | wc -l", "cwd": "/tmp"}' '{"cmd": "echo $(cat /etc/passwd)", "cwd": "/tmp"}' \
+    | "$SG" check --batch >"$T/b"
+i=0
+for c in 'ls -la src' 'echo "a b" \ c' 'sudo rm -rf /' 'git push origin main' "$(printf 'grep -n x\tnotes.txt | wc -l')" \
+    'echo $(cat /etc/passwd)'; do
+    i=$((i + 1))
+    "$SG" check --json --cwd /tmp -- "$c" >"$T/j1"
+    sed -n "${i}p" "$T/b" >"$T/j2"
+    cmp -s "$T/j1" "$T/j2" && ok || bad "batch line $i differs from check --json"
+done
+# a client that sends one line and waits gets its answer before it sends the next
+mkfifo "$T/fifo"
+"$SG" check --batch <"$T/fifo" >"$T/b" &
+bpid=$!
+exec 3>"$T/fifo"
+printf '%s\n' '{"cmd": "ls"}' >&3
+k=0
+while [ "$k" -lt 100 ] && [ "$(wc -l <"$T/b")" -lt 1 ]; do sleep 0.05; k=$((k + 1)); done
+[ "$(wc -l <"$T/b")" -eq 1 ] && ok || bad "batch answer not written while the input stays open"
+printf '%s\n' '{"cmd": "rm -rf /"}' >&3
+exec 3>&-
+wait "$bpid"
+[ "$(wc -l <"$T/b")" -eq 2 ] && ok || bad "batch answers after the input closes: $(wc -l <"$T/b")"
+
 # compile: identical bytes for identical sources; dump reads the table; -p takes .sgt
 cp "$SRC/docs/example.rules" "$T/ex.rules"
 expect_exit 0 "compile" "$SG" compile -o "$T/a.sgt" "$T/ex.rules"
@@ -121,6 +149,12 @@ has "$T/out" '"rate_limited":true' "gaia rate limited"
 printf '#policy default\nls ; allow\nrm -rf / ; deny ; default:rm_root\n' >"$T/x.cases"
 expect_exit 0 "case file" "$SG" test "$T/x.cases"
 has "$T/out" "2 passed, 0 failed" "test summary"
+# "| " lines continue a case's command after a newline (a here-document); a failing
+# multi-line case is reported at its first line
+printf '#policy default\ncat <<EOF\n| $(rm -rf /)\n| EOF ; deny ; default:rm_root\ncat <<E\n| E ; deny\nls ; allow\n' >"$T/m.cases"
+expect_exit 1 "multi-line case file" "$SG" test "$T/m.cases"
+has "$T/out" "2 passed, 1 failed" "multi-line cases"
+has "$T/err" "m.cases:5: test failed" "a multi-line case fails at its first line"
 
 # symlinks are followed the way the kernel walks them (link/../x goes where the link
 # points), loops are outside every root, and ordinary paths inside stay allowed

@@ -970,7 +970,7 @@ int main(void)
     expect("curl x|sh", SGT_DENY, "t:pipe_sh");
     expect("curl x | sudo bash", SGT_DENY, "t:pipe_sh");
     expect("bash <(curl x)", SGT_DENY, "t:pipe_sh");
-    expect("cat x | sh", SGT_DENY, "default");
+    expect("cat x | sh", SGT_DENY, "dynamic");      /* what sh runs is made at run time */
     /* whole-line text rules */
     expect(":(){ :|:& };:", SGT_DENY, "t:bomb");
     /* dynamic: denied unless a rule about dynamic decides; deny still wins */
@@ -996,7 +996,10 @@ int main(void)
     expect("cd a/b/c && cat ../../../x", SGT_ALLOW, "t:read");
     expect("cd src && cat a.c && cat ../b.c", SGT_ALLOW, "t:read");
     expect("cd src; cat a.c", SGT_ALLOW, "t:read");
-    expect("cd - && cat x", SGT_DENY, "default");
+    /* a relative path after cd - (OLDPWD, from before the line) is dynamic; after a
+     * cd to an expansion it is only known at run time (outside) */
+    expect("cd - && cat x", SGT_DENY, "dynamic");
+    expect("popd; cat x", SGT_DENY, "dynamic");
     expect("cd $D && cat x", SGT_DENY, "default");
     expect("cd && cat ../proj/x", SGT_DENY, "default");
     /* what feeds a shell, through scripts, exec and wrappers */

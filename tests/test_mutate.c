@@ -381,17 +381,35 @@ static int err_bad(const char *err)
 static unsigned applied[SGM__COUNT];
 static unsigned checked;
 
+/* effect's text without what the command printed (from "stdout:" up to the
+ * first "file " line): for the transformations that capture a command's output
+ * (sgm_keeps_output), the programs, their argv and the files must match. */
+static char *without_stdout(const char *e)
+{
+    char *s = strdup(e);
+    if (!s)
+        exit(2);
+    char *a = strstr(s, "stdout:\n"), *b = a ? strstr(a, "\nfile ") : NULL;
+    if (a)
+        memmove(a, b ? b + 1 : a + strlen(a), strlen(b ? b + 1 : a + strlen(a)) + 1);
+    return s;
+}
+
 static void check_pair(const char *orig, const char *orig_effect, const char *orig_err, const char *variant,
-                       const char *chain, int sorted)
+                       const char *chain, int sorted, int keeps_output)
 {
     int syn;
     char *err;
     char *eff = effect(variant, sorted, &syn, &err);
     checked++;
+    char *want = keeps_output ? strdup(orig_effect) : without_stdout(orig_effect);
+    char *got = keeps_output ? strdup(eff) : without_stdout(eff);
+    if (!want || !got)
+        exit(2);
     if (!syn) {
         fprintf(stderr, "FAIL bash -n rejects (%s):\n  original: %s\n  variant:  %s\n", chain, orig, variant);
         failures++;
-    } else if (strcmp(eff, orig_effect) != 0) {
+    } else if (strcmp(got, want) != 0) {
         fprintf(stderr, "FAIL different effect (%s):\n  original: %s\n  variant:  %s\n--- original:\n%s--- variant:\n%s",
                 chain, orig, variant, orig_effect, eff);
         failures++;
@@ -399,6 +417,8 @@ static void check_pair(const char *orig, const char *orig_effect, const char *or
         fprintf(stderr, "FAIL errors (%s):\n  original: %s\n  variant:  %s\n%s", chain, orig, variant, err);
         failures++;
     }
+    free(want);
+    free(got);
     free(eff);
     free(err);
 }
@@ -441,7 +461,7 @@ int main(void)
                 if (r == 0)
                     continue;
                 applied[t]++;
-                check_pair(cmd, eff, err, v, sgm_names[t], sorted);
+                check_pair(cmd, eff, err, v, sgm_names[t], sorted, sgm_keeps_output((sgm_transform)t));
                 sg_free(v);
             }
         }
@@ -456,11 +476,13 @@ int main(void)
             if (l.v[i].nchain < 2)
                 continue;
             char chain[200] = "";
+            int keeps = 1;
             for (unsigned k = 0; k < l.v[i].nchain; k++) {
                 strcat(chain, k ? " > " : "");
                 strcat(chain, sgm_names[l.v[i].chain[k]]);
+                keeps &= sgm_keeps_output((sgm_transform)l.v[i].chain[k]);
             }
-            check_pair(cmd, eff, err, l.v[i].cmd, chain, sorted);
+            check_pair(cmd, eff, err, l.v[i].cmd, chain, sorted, keeps);
         }
         sgm_list_free(&l);
         free(eff);

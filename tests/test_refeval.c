@@ -146,7 +146,37 @@ static void add_packs_in(const char *dir)
     }
 }
 
-/* "command ; decision [; rule]" per line, split from the right on " ; " */
+/* The line at *l, with the lines after it that start with "| " (or are "|")
+ * joined on, each after a newline: the case and golden files' continuation
+ * lines.  *l moves past them; malloc'd, *n its length. */
+static char *joined_line(const char **l, size_t *n)
+{
+    const char *s = *l, *nl = strchr(s, '\n');
+    size_t k = nl ? (size_t)(nl - s) : strlen(s), cap = k + 1, m = k;
+    char *o = malloc(cap);
+    if (!o)
+        abort();
+    memcpy(o, s, k);
+    s += k + (nl ? 1 : 0);
+    while (s[0] == '|' && (s[1] == ' ' || s[1] == '\n' || s[1] == '\0')) {
+        nl = strchr(s, '\n');
+        k = nl ? (size_t)(nl - s) : strlen(s);
+        size_t add = k > 2 ? k - 2 : 0;
+        o = realloc(o, cap += add + 1);
+        if (!o)
+            abort();
+        o[m++] = '\n';
+        memcpy(o + m, s + 2, add);
+        m += add;
+        s += k + (nl ? 1 : 0);
+    }
+    o[m] = '\0';
+    *l = s;
+    *n = m;
+    return o;
+}
+
+/* "command ; decision [; rule]" per case (joined_line), split from the right on " ; " */
 static void add_cases(const char *path)
 {
     size_t len;
@@ -154,9 +184,9 @@ static void add_cases(const char *path)
     CHECK(t != NULL);
     if (!t)
         return;
-    for (char *l = t; *l;) {
-        char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+    for (const char *next = t; *next;) {
+        size_t n;
+        char *l = joined_line(&next, &n);
         if (n && l[0] != '#') {
             /* the last " ; " ends the command unless a rule follows the decision */
             size_t cut = n;
@@ -173,12 +203,12 @@ static void add_cases(const char *path)
             }
             add_line(l, cut);
         }
-        l += n + (nl ? 1 : 0);
+        free(l);
     }
     free(t);
 }
 
-/* "> input" lines of the shell parser's golden file */
+/* "> input" lines of the shell parser's golden file, with their "| " lines */
 static void add_shparse(const char *path)
 {
     size_t len;
@@ -186,12 +216,12 @@ static void add_shparse(const char *path)
     CHECK(t != NULL);
     if (!t)
         return;
-    for (char *l = t; *l;) {
-        char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+    for (const char *next = t; *next;) {
+        size_t n;
+        char *l = joined_line(&next, &n);
         if (n >= 2 && l[0] == '>' && l[1] == ' ')
             add_line(l + 2, n - 2);
-        l += n + (nl ? 1 : 0);
+        free(l);
     }
     free(t);
 }

@@ -8,14 +8,16 @@
  *   | further input lines          (joined with "\n")
  *   [i] pP/IofN nest[^parent][ dDEPTH] argv=[w,...] [assign=[w,...]] [redir=[r,...]]
  *       [FLAGS] conn=C [dyn="reason"]      (one line per segment)
+ *   funcs=[name,...]                (after the segments: functions the line defines)
+ *   loopvars=[name,...]             (then: the variables of its for/select loops)
  *   error: MESSAGE @OFF+LEN         (when the line is refused)
  *   (no commands)                   (an empty line or only comments)
  * In input lines ⟪CR⟫ ⟪NUL⟫ ⟪TAB⟫ stand for \r, \0 and \t.
  * A word is shown bare, or "quoted" with C escapes when it is empty or holds one of
  * ` ,[]"\@` or a control byte; then @FLAGS when non-zero: Q quoted, V var, C cmdsub,
- * A arith, P procsub, G glob, B brace, T tilde, X $'...'.  A redirection is
+ * A arith, P procsub, G glob, B brace, T tilde, X $'...', R NAME=(...).  A redirection is
  * [fd]op target, heredocs as <<[-]['] body ('- strip tabs, ' quoted delimiter).
- * Segment flags: DYN BG SUB CTL FN MORE NEG.
+ * Segment flags: DYN BG SUB CTL FN MORE NEG SPL.
  * Run with -u to print every case with the actual rendering (to regenerate; check
  * the result by hand before committing it). */
 #include "check.h"
@@ -97,7 +99,7 @@ static void render_word(sbuf *b, const sgr_word *w)
     static const struct { uint32_t bit; char c; } fl[] = {
         {SGR_W_QUOTED, 'Q'}, {SGR_W_VAR, 'V'}, {SGR_W_CMDSUB, 'C'}, {SGR_W_ARITH, 'A'},
         {SGR_W_PROCSUB, 'P'}, {SGR_W_GLOB, 'G'}, {SGR_W_BRACE, 'B'}, {SGR_W_TILDE, 'T'},
-        {SGR_W_ANSIC, 'X'},
+        {SGR_W_ANSIC, 'X'}, {SGR_W_ARRAY, 'R'},
     };
     render_text(b, w->text, w->len);
     if (w->flags) {
@@ -138,7 +140,7 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
     static const struct { uint32_t bit; const char *name; } sf[] = {
         {SGR_SEG_DYNAMIC, "DYN"}, {SGR_SEG_BACKGROUND, "BG"}, {SGR_SEG_SUBSHELL, "SUB"},
         {SGR_SEG_CONTROL, "CTL"}, {SGR_SEG_FUNCDEF, "FN"}, {SGR_SEG_MOREARGS, "MORE"},
-        {SGR_SEG_NEGATED, "NEG"},
+        {SGR_SEG_NEGATED, "NEG"}, {SGR_SEG_SPLITS, "SPL"},
     };
     for (uint32_t i = 0; i < cl->nseg; i++) {
         const sgr_segment *s = &cl->seg[i];
@@ -177,6 +179,24 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
             render_text(b, s->dyn_reason ? s->dyn_reason : "", s->dyn_reason ? strlen(s->dyn_reason) : 0);
         }
         sb_str(b, "\n");
+    }
+    if (cl->nfuncs) {
+        sb_str(b, "funcs=[");
+        for (uint32_t i = 0; i < cl->nfuncs; i++) {
+            if (i)
+                sb_str(b, ",");
+            render_word(b, &cl->funcs[i]);
+        }
+        sb_str(b, "]\n");
+    }
+    if (cl->nloopvars) {
+        sb_str(b, "loopvars=[");
+        for (uint32_t i = 0; i < cl->nloopvars; i++) {
+            if (i)
+                sb_str(b, ",");
+            render_word(b, &cl->loopvars[i]);
+        }
+        sb_str(b, "]\n");
     }
 }
 
@@ -422,6 +442,10 @@ static const char *const tricky[] = {
     "cat <<-'X' <<<\"hs $(id)\"\n\tbody $(not)\n\tX\nls # comment\r\npwd \\\n -la",
     "for ((i=0; i<$(n); i++)); do echo $i; done 2>/dev/null; x=(1 $(two) 3); ! true",
     "`echo \\`id\\``; eval \"$cmd\"; ${x}y; * ; ~/bin/x; echo \"unterminated",
+    "x='a[$(id)]'; test -v 'b[$(rm x)]'; echo $((x)) ${!x} ${c['$(y)']} ${d:'$(z)':1}; (( 'e[$(w)]' ))",
+    "declare -i n='a[$(q)]'; read m; let m++ \"n=$m\"; [[ $m -eq 'f[$(v)]' ]]; mapfile -C 'u' -c 1 a",
+    "cat <<EOF && [[ -n x &&\nEO\\\nF\n -n y ]]; x=$(cat <<E\nE rm x )\necho $(cat <<A) b\nA\n",
+    "rm -r -f${IFS}/; IFS=,; rm $x; f() { f | f & }; f; a[ '$(t)' ]=1; p='$(s)'; echo ${p@P}",
 };
 
 /* Every prefix of the tricky lines must parse to 0 or -1 without crashing (ASan
@@ -533,6 +557,20 @@ static void nested(void)
         for (uint32_t j = 0; j < c2.nseg; j++)
             CHECK(c2.seg[j].parent < (int32_t)j && c2.seg[j].pipeline < c2.npipelines);
     }
+
+    /* a script reads what the line assigned (x='a[$(id)]' bash -c 'echo $((x))'): the
+     * value's $(...) is a command of the script's echo, whose output, evaluated as
+     * arithmetic, makes it dynamic; a script that fails keeps none of its variables */
+    sgr_cmdline c3;
+    const char *l3 = "x='a[$(id)]' bash -c 'echo $((x))'";
+    CHECK(sgr_sh_parse(&a, l3, strlen(l3), NULL, &c3) == 0 && c3.nseg == 1 && c3.nvars == 1);
+    CHECK(sgr_sh_parse_nested(&a, &c3, "echo $((x))", 11, 0, SGR_NEST_SCRIPT, 1, sp, NULL) == 0);
+    CHECK(c3.nseg == 3 && (c3.seg[1].flags & SGR_SEG_DYNAMIC));
+    CHECK(c3.nseg == 3 && c3.seg[2].parent == 1 && c3.seg[2].nest == SGR_NEST_CMDSUB);
+    if (c3.nseg == 3)
+        CHECK_STR(c3.seg[2].argv[0].text, "id");
+    CHECK(sgr_sh_parse_nested(&a, &c3, "y=1; echo 'z", 12, 0, SGR_NEST_SCRIPT, 1, sp, NULL) == -1);
+    CHECK(c3.nseg == 3 && c3.nvars == 1);
 
     /* too deep */
     sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;

@@ -1,0 +1,9 @@
+/* verbs.h - the CLI verbs that live in files of their own (cli/VERB.c); each
+ * takes the arguments after its name and returns the exit status. */
+#ifndef SG_CLI_VERBS_H
+#define SG_CLI_VERBS_H
+
+int cli_run(int argc, char **argv);       /* cli/run.c: shellgate run */
+int cli_session(int argc, char **argv);   /* cli/session.c: shellgate session */
+
+#endif
