@@ -3704,6 +3704,44 @@ static int made_add(sgr_ctx *c, uint32_t *cap, uint32_t seg, const char *name, u
     return 0;
 }
 
+/* An operand as the program receives it. */
+typedef struct opword {
+    const char *s;
+    uint32_t l, f;
+} opword;
+
+/* Segment s's operands (nm->pos) with each brace expansion made, into *out (the
+ * arena's): how many; -1 when they would be more than SGR_BRACE_MAX (brace_check
+ * has made the segment dynamic), -2 when the arena runs out. */
+static int operand_words(sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm, opword **out)
+{
+    opword *ow = sg_arena_alloc(&c->arena, sizeof *ow * SGR_BRACE_MAX);
+    const char **alt = sg_arena_alloc(&c->arena, sizeof *alt * SGR_BRACE_MAX);
+    uint32_t *altl = sg_arena_alloc(&c->arena, sizeof *altl * SGR_BRACE_MAX);
+    if (!ow || !alt || !altl)
+        return -2;
+    int k = 0;
+    for (uint32_t i = 0; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        int na = (w->flags & SGR_W_BRACE) ? sgr_sx_braces(&c->arena, w->text, w->len, alt, altl, SGR_BRACE_MAX) : 0;
+        if (na == -2)
+            return -2;
+        if (na <= 0) {
+            if (k == SGR_BRACE_MAX)
+                return -1;
+            ow[k++] = (opword){ w->text, w->len, w->flags };
+            continue;
+        }
+        for (int a = 0; a < na; a++) {
+            if (k == SGR_BRACE_MAX)
+                return -1;
+            ow[k++] = (opword){ alt[a], altl[a], w->flags & ~(uint32_t)SGR_W_BRACE };
+        }
+    }
+    *out = ow;
+    return k;
+}
+
 /* The names each segment may make (into c->res.made), from its redirections and
  * its program's declaration.  -1: out of memory. */
 static int made_words(sgr_ctx *c)
@@ -3722,61 +3760,36 @@ static int made_words(sgr_ctx *c)
         if (!s->argc || !s->spec)
             continue;
         uint32_t pf = c->t->progs[s->spec - 1].flags;
+        if (!(pf & (SGT_PROG_WRITES | SGT_PROG_COPIES)) || !nm->npos)
+            continue;
+        /* the operands as the program gets them: each brace expansion's words */
+        opword *ow;
+        int k = operand_words(c, s, nm, &ow);
+        if (k < 0)
+            return k == -2 ? -1 : 0;        /* -1: too many words, the segment is dynamic */
         if (pf & SGT_PROG_WRITES)
-            for (uint32_t i = 0; i < nm->npos; i++) {
-                const sgr_word *w = &s->argv[nm->pos[i]];
-                if (plain_word(w->flags) && made_add(c, &cap, si, w->text, w->len, w->flags, NULL, 0, 0, 0) < 0)
+            for (int i = 0; i < k; i++)
+                if (plain_word(ow[i].f) && made_add(c, &cap, si, ow[i].s, ow[i].l, ow[i].f, NULL, 0, 0, 0) < 0)
+                    return -1;
+        if (!(pf & SGT_PROG_COPIES) || !k)
+            continue;
+        const char *nmw = k == 1 ? "." : ow[k - 1].s;
+        uint32_t nml = k == 1 ? 1 : ow[k - 1].l, nmf = k == 1 ? 0 : ow[k - 1].f;
+        for (int i = 0; i + 1 < k || (k == 1 && i == 0); i++) {
+            /* a glob or an expansion is a source known only when it runs */
+            const char *sw = ow[i].s;
+            uint32_t sl = ow[i].l, sf = ow[i].f;
+            /* `ln -s SRC` makes ./basename(SRC) */
+            if (plain_word(nmf)) {
+                if (k > 1 && made_add(c, &cap, si, nmw, nml, nmf, sw, sl, sf, 0) < 0)
+                    return -1;
+                if (made_add(c, &cap, si, nmw, nml, nmf, sw, sl, sf, 1) < 0)
                     return -1;
             }
-        if (!(pf & SGT_PROG_COPIES) || !nm->npos)
-            continue;
-        uint32_t k = nm->npos;
-        const sgr_word *last = &s->argv[nm->pos[k - 1]];
-        const char *nmw = k == 1 ? "." : last->text;
-        uint32_t nml = k == 1 ? 1 : last->len, nmf = k == 1 ? 0 : last->flags;
-        if (nmf & SGR_W_BRACE) {
-            /* ln -s SRC {x,}: the one word the braces make */
-            const char *one[2];
-            uint32_t onel[2];
-            int nb = sgr_sx_braces(&c->arena, nmw, nml, one, onel, 2);
-            if (nb == -2)
-                return -1;
-            if (nb == 1) {
-                nmw = one[0];
-                nml = onel[0];
-                nmf &= ~(uint32_t)SGR_W_BRACE;
-            }
-        }
-        for (uint32_t i = 0; i + 1 < k || (k == 1 && i == 0); i++) {
-            const sgr_word *src = &s->argv[nm->pos[i]];
-            /* each word the source's braces make; a glob or an expansion is a source
-             * known only when it runs (read through as some place) */
-            const char *alt[SGR_BRACE_MAX];
-            uint32_t altl[SGR_BRACE_MAX], sf = src->flags;
-            int na = (sf & SGR_W_BRACE) ? sgr_sx_braces(&c->arena, src->text, src->len, alt, altl, SGR_BRACE_MAX) : 0;
-            if (na == -2)
-                return -1;
-            if (na <= 0) {
-                alt[0] = src->text;
-                altl[0] = src->len;
-                na = 1;
-            } else {
-                sf &= ~(uint32_t)SGR_W_BRACE;
-            }
-            for (int a = 0; a < na; a++) {
-                /* `ln -s SRC` makes ./basename(SRC) */
-                if (plain_word(nmf)) {
-                    if (k > 1 && made_add(c, &cap, si, nmw, nml, nmf, alt[a], altl[a], sf, 0) < 0)
-                        return -1;
-                    if (made_add(c, &cap, si, nmw, nml, nmf, alt[a], altl[a], sf, 1) < 0)
-                        return -1;
-                }
-                for (uint32_t v = 0; v < nm->nvals; v++)          /* -t DIR */
-                    if (!(nm->vflags[v] & SGR_V_TEXT) && plain_word(nm->vflags[v])
-                        && made_add(c, &cap, si, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], alt[a], altl[a],
-                                    sf, 1) < 0)
-                        return -1;
-            }
+            for (uint32_t v = 0; v < nm->nvals; v++)          /* -t DIR */
+                if (!(nm->vflags[v] & SGR_V_TEXT) && plain_word(nm->vflags[v])
+                    && made_add(c, &cap, si, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], sw, sl, sf, 1) < 0)
+                    return -1;
         }
     }
     return 0;
