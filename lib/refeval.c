@@ -703,7 +703,11 @@ struct sg_ref {
     uint32_t *mkseg, nmk, capmk;
     uint8_t *mkglob;                /* mta[i] is a glob, read as a pattern */
     rpat **mkpat;                   /* mk[i] is a glob name (ln -s /e*c -t d), or NULL */
+    uint32_t *mkpf;                 /* mta[i] is a word the shell still expands: its
+                                     * flags (0: not); mtb[i] the same from the cwd */
     int mk_mode, mk_used, mk_depth, mk_glob;
+    int mk_part_ok;                 /* resolve may splice an mkpf link (add_resolved) */
+    uint32_t mk_pflags;             /* it did: the word's flags; the result is text */
     uint32_t mk_seg;
     const char *cur_cwds;           /* the place block of the segment being resolved */
     uint32_t npaths, cappaths;
@@ -772,6 +776,7 @@ void sg_ref_free(sg_ref *ref)
     sg_free(ref->mtb);
     sg_free(ref->mkseg);
     sg_free(ref->mkglob);
+    sg_free(ref->mkpf);
     sg_free(ref->rfirst);
     sg_free(ref->rcount);
     sg_free(ref->segd);
@@ -1281,6 +1286,13 @@ static int rpat_is(const struct rpat *pt, const char *w);
  * is looked up, and a descriptor with more after it or another process's cwd
  * makes the path unknown (*unknown = 1, the result is what follows).  NULL on
  * OOM; sets ref->unsure for a dangling link, a loop or an overlong path. */
+/* Is made name k at p, made by a segment before the one being resolved? */
+static int ref_made_here(const sg_ref *ref, uint32_t k, const char *p)
+{
+    return ref->mta[k] && (ref->mkpat[k] ? rpat_is(ref->mkpat[k], p) : strcmp(ref->mk[k], p) == 0)
+           && made_before(&ref->r->cl, ref->mkseg[k], ref->mk_seg);
+}
+
 static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, const char *cwd, int *unknown)
 {
     char p[PATH_MAX + 2];
@@ -1394,12 +1406,37 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, co
         if (ref->mk_mode && !lost && !place) {
             /* a link or copy an earlier segment makes here: read through it */
             const char *tgt = NULL;
+            uint32_t pf = 0;
             for (uint32_t k = 0; k < ref->nmk && !tgt; k++)
-                if (ref->mta[k] && (ref->mkpat[k] ? rpat_is(ref->mkpat[k], p) : strcmp(ref->mk[k], p) == 0)
-                    && made_before(&ref->r->cl, ref->mkseg[k], ref->mk_seg)) {
+                if (ref_made_here(ref, k, p)) {
                     tgt = ref->mk_mode == 2 && ref->mtb[k] ? ref->mtb[k] : ref->mta[k];
                     ref->mk_glob |= ref->mkglob[k];
+                    pf = ref->mkpf[k];
                 }
+            if (tgt && pf && !ref->mk_part_ok)
+                tgt = "";                /* spliced only where add_resolved reads it */
+            if (tgt && pf && tgt[0]) {
+                /* a link to a partly known word: that word as written (after the
+                 * link's directory when it is surely relative and read as a
+                 * symlink), then the rest, to be read as a pattern */
+                char dir[PATH_MAX + 2];
+                snprintf(dir, sizeof dir, "%s", p);
+                char *sl = strrchr(dir, '/');
+                if (sl == dir)
+                    dir[1] = '\0';
+                else if (sl)
+                    *sl = '\0';
+                int rel = tgt[0] != '/' && tgt[0] != '$' && tgt[0] != '`' && !(tgt[0] == '~' && (pf & SGR_W_TILDE));
+                const char *pre = rel && ref->mk_mode == 1 ? dir : "";
+                size_t need = strlen(pre) + 1 + strlen(tgt) + (wl - i) + 1;
+                char *sp = sg_malloc(need);
+                if (!sp)
+                    return NULL;
+                snprintf(sp, need, "%s%s%s%.*s", pre, pre[0] && strcmp(pre, "/") ? "/" : "", tgt, (int)(wl - i), w + i);
+                ref->mk_used = 1;
+                ref->mk_pflags = pf;
+                return sp;
+            }
             if (tgt && !tgt[0]) {
                 ref->mk_used = 1;        /* made to some place: the rest is below it */
                 lost = missing = 1;
@@ -1714,11 +1751,25 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     for (int mode = 1; mode <= 2 && ref->nmk; mode++) {
         ref->mk_mode = mode;
         ref->mk_used = ref->mk_glob = 0;
+        ref->mk_part_ok = 1;
+        ref->mk_pflags = 0;
         int u2 = 0;
         char *r2 = resolve(ref, base, w, wl, cwd, &u2);
-        ref->mk_mode = 0;
+        ref->mk_mode = ref->mk_part_ok = 0;
+        uint32_t pf = ref->mk_pflags;
+        ref->mk_pflags = 0;
         if (!r2)
             return -1;
+        if (ref->mk_used && pf) {
+            /* through a link to a partly known word: known only at run time, and
+             * the patterns of that word and the rest */
+            ref->outside = 1;
+            int rc = ref_patterns(ref, ref->cur_cwds, root, r2, strlen(r2), pf | (ref->mk_glob ? SGR_W_GLOB : 0));
+            sg_free(r2);
+            if (rc < 0)
+                return -1;
+            continue;
+        }
         if (ref->mk_used && ref->mk_glob && !u2) {
             /* through a link made to a glob: the patterns of what it leads to */
             int rc = ref_patterns(ref, ref->cur_cwds, root, r2, strlen(r2), SGR_W_GLOB);
@@ -3058,7 +3109,10 @@ static int mk_put(sg_ref *ref, uint32_t seg, char *name, char *ta, char *tb)
         rpat **pp = sg_realloc(ref->mkpat, sizeof *pp * nc);
         if (pp)
             ref->mkpat = pp;
-        if (!a || !b || !c || !d || !g || !pp) {
+        uint32_t *pf = sg_realloc(ref->mkpf, sizeof *pf * nc);
+        if (pf)
+            ref->mkpf = pf;
+        if (!a || !b || !c || !d || !g || !pp || !pf) {
             sg_free(name);
             sg_free(ta);
             sg_free(tb);
@@ -3071,7 +3125,76 @@ static int mk_put(sg_ref *ref, uint32_t seg, char *name, char *ta, char *tb)
     ref->mtb[ref->nmk] = tb;
     ref->mkglob[ref->nmk] = 0;
     ref->mkpat[ref->nmk] = NULL;
+    ref->mkpf[ref->nmk] = 0;
     ref->mkseg[ref->nmk++] = seg;
+    return 0;
+}
+
+/* A name made at name (owned here) as a link or copy of m's partly known word:
+ * under a directory, the word's last component there (some one name when an
+ * expansion is in it); the target is the word as written, and from place. */
+static int ref_made_part(sg_ref *ref, const sgr_made *m, char *name, const char *place)
+{
+    size_t sl = m->src.len;
+    while (sl > 1 && m->src.s[sl - 1] == '/')
+        sl--;
+    rpat *npat = NULL;
+    if (m->under) {
+        const char *base = m->src.s + sl;
+        while (base > m->src.s && base[-1] != '/')
+            base--;
+        size_t bl = (size_t)(m->src.s + sl - base), nl = strlen(name);
+        if (bl == 0 || (bl == 1 && base[0] == '.') || (bl == 2 && !strncmp(base, "..", 2))) {
+            sg_free(name);
+            return 0;
+        }
+        char *j = sg_malloc(nl + bl + 2);
+        if (!j) {
+            sg_free(name);
+            return -1;
+        }
+        snprintf(j, nl + bl + 2, "%s%s", name, strcmp(name, "/") ? "/" : "");
+        if (memchr(base, '$', bl) || memchr(base, '`', bl)) {
+            npat = sg_calloc(1, sizeof *npat);
+            if (npat)
+                npat->p = sg_calloc(strlen(j) + 2, sizeof *npat->p);
+            if (!npat || !npat->p) {
+                sg_free(npat);
+                sg_free(j);
+                sg_free(name);
+                return -1;
+            }
+            for (const char *c = j; *c; c++)
+                rp_put(npat, RP_LIT, (unsigned char)*c, NULL);
+            rp_put(npat, RP_XSTAR, 0, NULL);
+        }
+        snprintf(j, nl + bl + 2, "%s%s%.*s", name, strcmp(name, "/") ? "/" : "", (int)bl, base);
+        sg_free(name);
+        name = j;
+    }
+    const char *s = m->src.s;
+    int rel = s[0] != '/' && s[0] != '$' && s[0] != '`' && !(s[0] == '~' && (m->src_flags & SGR_W_TILDE));
+    char *ta = sg_strndup(s, sl);
+    size_t tl = (rel ? strlen(place) + 1 : 0) + sl + 1;
+    char *tb = sg_malloc(tl);
+    if (!ta || !tb) {
+        sg_free(ta);
+        sg_free(tb);
+        sg_free(name);
+        if (npat)
+            sg_free(npat->p);
+        sg_free(npat);
+        return -1;
+    }
+    snprintf(tb, tl, "%s%s%.*s", rel ? place : "", rel && strcmp(place, "/") ? "/" : "", (int)sl, s);
+    if (mk_put(ref, m->seg, name, ta, tb) < 0) {
+        if (npat)
+            sg_free(npat->p);
+        sg_free(npat);
+        return -1;
+    }
+    ref->mkpat[ref->nmk - 1] = npat;
+    ref->mkpf[ref->nmk - 1] = m->src_flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_TILDE | SGR_W_QUOTED);
     return 0;
 }
 
@@ -3111,8 +3234,23 @@ static int ref_made(sg_ref *ref)
             char *ta = NULL, *tb = NULL;
             int skip = unknown;
             int globsrc = m->src.s && (m->src_flags & SGR_W_GLOB) && !(m->src_flags & (SGR_W_UNKNOWN | SGR_W_BRACE));
-            int lostsrc = m->src.s && !globsrc && (m->src_flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE));
+            int partsrc = m->src.s && (m->src_flags & SGR_W_UNKNOWN) && !(m->src_flags & SGR_W_BRACE);
+            int lostsrc = m->src.s && !globsrc && !partsrc
+                          && (m->src_flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE));
             rpat *npat = NULL;
+            if (partsrc) {
+                if (!skip) {
+                    int rc = ref_made_part(ref, m, name, place);
+                    name = NULL;
+                    if (rc < 0)
+                        return -1;
+                } else {
+                    sg_free(name);
+                }
+                if (tilde || w[0] == '/')
+                    break;
+                continue;
+            }
             if (globsrc && !skip && m->under) {
                 /* the name under the directory is the glob's last part: a glob too */
                 size_t sl = m->src.len;

@@ -75,9 +75,14 @@ typedef struct sgr_mkres {
                                          * ta is the glob, read as a pattern */
     const struct sgr_ppat *npat;        /* the name is a pattern too (ln -s /e*c -t d:
                                          * d/e*c), NULL: the name itself */
+    uint32_t pflags;                    /* a link to a word the shell still expands
+                                         * (ln -s /u$(x)r/../etc d): its SGR_W_* flags; ta
+                                         * is the word as written, tb the same from the
+                                         * cwd; the path through it is read as a pattern */
 } sgr_mkres;
 
 static int build_tmpls(sgr_ctx *c);
+static int part_relative(const char *w, uint32_t flags);
 
 struct sgr_ctx {
     const sgr_table *t;
@@ -129,6 +134,9 @@ struct sgr_ctx {
     struct { char dir[256]; uint32_t len; uint64_t epoch; int fold; } fold_memo[4];
     uint32_t fold_next;
     int mk_mode, mk_used, mk_glob;
+    int mk_part_ok;                     /* the walk may splice a link to a partly known
+                                         * word (add_one_path); elsewhere it is lost */
+    uint32_t mk_pflags;                 /* the walk spliced one: its word's flags */
     uint32_t mk_seg;
     int funcdefs;                       /* the line defines a shell function: a program
                                          * name may be one, so nothing is text */
@@ -739,9 +747,15 @@ static const char *made_link(sgr_ctx *c, const char *p, size_t n, size_t *len)
         const sgr_mkres *m = &c->mk[i];
         int named = m->npat ? sgr_pp_word(m->npat, p, n, 0) : m->nl == n && memcmp(m->name, p, n) == 0;
         if (m->ta && named && runs_before(&c->res.cl, m->seg, c->mk_seg)) {
-            if (m->lost) {
+            if (m->lost || (m->pflags && !c->mk_part_ok)) {
                 *len = 0;
                 return "";                  /* some place: the walk's "lost" */
+            }
+            if (m->pflags) {
+                c->mk_pflags = m->pflags;   /* the walk splices it as written */
+                int b = c->mk_mode == 2;
+                *len = b ? m->tbl : m->tal;
+                return b ? m->tb : m->ta;
             }
             c->mk_glob |= m->glob;
             int b = c->mk_mode == 2 && m->tb;
@@ -957,10 +971,35 @@ static char *resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t w
         if (made && ll == 0) {
             /* a link made to a place known only at run time: the rest is below it */
             c->mk_used = 1;
+            c->mk_pflags = 0;
             lost = missing = 1;
             n = 1;
             p[1] = '\0';
             continue;
+        }
+        if (made && c->mk_pflags) {
+            /* a link to a word the shell still expands: the rest is read as the
+             * pattern that word and the rest make (the link's directory first for a
+             * relative link; a copy's word already starts from its cwd) */
+            c->mk_used = 1;
+            int relt = part_relative(made, c->mk_pflags);
+            size_t rest = ql - qi;
+            n = relt && c->mk_mode == 1 ? before : 0;
+            if (n + 1 + ll + rest >= cap) {
+                c->mk_pflags = 0;           /* too long to read as one: some place */
+                lost = missing = 1;
+                n = 1;
+                p[1] = '\0';
+                break;
+            }
+            if (n && !(n == 1 && p[0] == '/'))
+                p[n++] = '/';
+            memcpy(p + n, made, ll);
+            n += ll;
+            memcpy(p + n, src + qi, rest);
+            n += rest;
+            p[n] = '\0';
+            break;
         }
         if (made && ll < sizeof link) {
             /* made earlier on the line: read through as the link or copy it is */
@@ -2060,10 +2099,22 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         int unk2;
         c->mk_mode = mode;
         c->mk_used = c->mk_glob = 0;
+        c->mk_part_ok = 1;
+        c->mk_pflags = 0;
         char *r2 = resolve_walk(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &l2, &unk2);
-        c->mk_mode = 0;
+        c->mk_mode = c->mk_part_ok = 0;
+        uint32_t pflags = c->mk_pflags;
+        c->mk_pflags = 0;
         if (!r2)
             return -1;
+        if (c->mk_used && pflags && !unk2) {
+            /* through a link to a partly known word: known only at run time, and
+             * the patterns of what that word and the rest can name */
+            mark_unknown(nm, w, wl);
+            if (add_patterns(c, nm, cap, r2, l2, pflags | (c->mk_glob ? SGR_W_GLOB : 0)) < 0)
+                return -1;
+            continue;
+        }
         if (c->mk_used && c->mk_glob && !unk2) {
             /* through a link to a glob: what the glob and the rest can name */
             if (add_patterns(c, nm, cap, r2, l2, SGR_W_GLOB) < 0)
@@ -3825,6 +3876,108 @@ typedef struct made_ctx {
     uint32_t cap;
 } made_ctx;
 
+/* Is partly known word w (flags) relative for certain?  Not when it starts with an
+ * expansion, which may make it absolute: its patterns read such a start as some
+ * place (add_patterns). */
+static int part_relative(const char *w, uint32_t flags)
+{
+    return w[0] != '/' && w[0] != '$' && w[0] != '`' && !(w[0] == '~' && (flags & SGR_W_TILDE));
+}
+
+static sgr_mkres *mk_push(sgr_ctx *c, made_ctx *mc)
+{
+    if (c->nmk == mc->cap) {
+        uint32_t ncap = mc->cap ? mc->cap * 2 : 8;
+        sgr_mkres *a = mc->cap ? sg_arena_grow(&c->arena, c->mk, sizeof *a * mc->cap, sizeof *a * ncap)
+                               : sg_arena_alloc(&c->arena, sizeof *a * ncap);
+        if (!a)
+            return NULL;
+        c->mk = a;
+        mc->cap = ncap;
+    }
+    sgr_mkres *x = &c->mk[c->nmk++];
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+/* made_put for a link or copy of a word the shell still expands (ln -s
+ * /u$(x)r/../etc d, cp "$f" d): made at r (or, under a directory, at r and the
+ * word's last component: a name of some one component when an expansion is in
+ * it); its target is the word as written, read as a pattern by the walk. */
+static int made_put_part(sgr_ctx *c, made_ctx *mc, uint32_t si, const char *r, uint32_t rl, const char *cwd)
+{
+    const sgr_made *m = mc->m;
+    const char *s = m->src.s;
+    uint32_t sl = m->src.len;
+    while (sl > 1 && s[sl - 1] == '/')
+        sl--;
+    const char *name = r;
+    uint32_t nl = rl;
+    sgr_ppat *npat = NULL;
+    if (m->under) {
+        const char *b = s + sl;
+        while (b > s && b[-1] != '/')
+            b--;
+        uint32_t bl = (uint32_t)(s + sl - b);
+        if (!bl || (bl == 1 && b[0] == '.') || (bl == 2 && b[0] == '.' && b[1] == '.'))
+            return 0;
+        int exp = memchr(b, '$', bl) || memchr(b, '`', bl);
+        char *j = sg_arena_alloc(&c->arena, rl + 1 + bl + 1);
+        if (!j)
+            return -1;
+        memcpy(j, r, rl);
+        nl = rl;
+        if (nl > 1)
+            j[nl++] = '/';
+        if (exp) {
+            /* DIR/NAME, NAME some one name: the literal bytes, then XSTAR */
+            uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (nl + 1));
+            npat = sg_arena_alloc(&c->arena, sizeof *npat);
+            if (!el || !npat)
+                return -1;
+            for (uint32_t i = 0; i < nl; i++)
+                el[i] = SGR_PP_LIT | (uint32_t)(unsigned char)j[i] << 8;
+            el[nl] = SGR_PP_XSTAR;
+            npat->el = el;
+            npat->n = nl + 1;
+            npat->cls = NULL;
+            npat->words = NULL;
+        }
+        memcpy(j + nl, b, bl);
+        nl += bl;
+        j[nl] = '\0';
+        name = j;
+    }
+    int rel = part_relative(s, m->src_flags);
+    size_t cl = rel ? strlen(cwd) : 0;
+    char *tb = sg_arena_alloc(&c->arena, cl + 1 + sl + 1);
+    if (!tb)
+        return -1;
+    size_t tbl = 0;
+    if (rel) {
+        memcpy(tb, cwd, cl);
+        tbl = cl;
+        if (!(cl == 1 && cwd[0] == '/'))
+            tb[tbl++] = '/';
+    }
+    memcpy(tb + tbl, s, sl);
+    tbl += sl;
+    tb[tbl] = '\0';
+    sgr_mkres *x = mk_push(c, mc);
+    if (!x)
+        return -1;
+    x->seg = si;
+    x->name = name;
+    x->nl = nl;
+    x->ta = s;
+    x->tal = sl;
+    x->tb = tb;
+    x->tbl = (uint32_t)tbl;
+    x->npat = npat;
+    x->pflags = m->src_flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_TILDE | SGR_W_QUOTED);
+    return 0;
+}
+
 /* each_place's fn for made_resolve: one resolved made name. */
 static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const char *cwd, void *ud)
 {
@@ -3835,10 +3988,13 @@ static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const c
     const char *ta = NULL, *tb = NULL;
     uint32_t tal = 0, tbl = 0;
     int glob = m->src.s && (m->src_flags & SGR_W_GLOB) && !(m->src_flags & (SGR_W_UNKNOWN | SGR_W_BRACE));
-    int lost = m->src.s && !plain_word(m->src_flags) && !glob;
+    int part = m->src.s && (m->src_flags & SGR_W_UNKNOWN) && !(m->src_flags & SGR_W_BRACE);
+    int lost = m->src.s && !plain_word(m->src_flags) && !glob && !part;
     if (m->src.s && lost && m->under)
         return 0;                           /* no name to put under a directory */
     sgr_ppat *npat = NULL;
+    if (part)
+        return made_put_part(c, mc, si, r, rl, cwd);
     if (glob && m->under) {
         /* DIR/basename(GLOB): a name that is itself a glob */
         const char *s = m->src.s, *b = s + m->src.len;
@@ -3922,16 +4078,9 @@ static int made_put(sgr_ctx *c, uint32_t si, const char *r, uint32_t rl, const c
         if (unk)
             tb = NULL;
     }
-    if (c->nmk == mc->cap) {
-        uint32_t ncap = mc->cap ? mc->cap * 2 : 8;
-        sgr_mkres *a = mc->cap ? sg_arena_grow(&c->arena, c->mk, sizeof *a * mc->cap, sizeof *a * ncap)
-                               : sg_arena_alloc(&c->arena, sizeof *a * ncap);
-        if (!a)
-            return -1;
-        c->mk = a;
-        mc->cap = ncap;
-    }
-    sgr_mkres *x = &c->mk[c->nmk++];
+    sgr_mkres *x = mk_push(c, mc);
+    if (!x)
+        return -1;
     x->seg = si;
     x->name = name;
     x->nl = nl;
