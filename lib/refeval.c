@@ -707,6 +707,7 @@ struct sg_ref {
                                      * flags (0: not); mtb[i] the same from the cwd */
     int mk_mode, mk_used, mk_depth, mk_glob;
     int mk_part_ok;                 /* resolve may splice an mkpf link (add_resolved) */
+    uint32_t mk_pick, mk_radix;     /* the choice among names made more than once */
     uint32_t mk_pflags;             /* it did: the word's flags; the result is text */
     uint32_t mk_seg;
     const char *cur_cwds;           /* the place block of the segment being resolved */
@@ -1405,10 +1406,18 @@ static char *resolve(sg_ref *ref, const char *base, const char *w, size_t wl, co
         }
         if (ref->mk_mode && !lost && !place) {
             /* a link or copy an earlier segment makes here: read through it */
+            /* a name made more than once may be any of them: the choice mk_pick
+             * says among them, the latest first; mk_radix counts the choices */
             const char *tgt = NULL;
-            uint32_t pf = 0;
-            for (uint32_t k = 0; k < ref->nmk && !tgt; k++)
-                if (ref_made_here(ref, k, p)) {
+            uint32_t pf = 0, cnt = 0;
+            for (uint32_t k = 0; k < ref->nmk; k++)
+                cnt += ref_made_here(ref, k, p);
+            uint32_t radix = ref->mk_radix ? ref->mk_radix : 1;
+            uint32_t want = cnt > 1 ? (ref->mk_pick / radix) % cnt : 0;
+            if (cnt > 1)
+                ref->mk_radix = radix > 64 ? radix : radix * cnt;
+            for (uint32_t k = ref->nmk; cnt && k-- > 0 && !tgt;)
+                if (ref_made_here(ref, k, p) && want-- == 0) {
                     tgt = ref->mk_mode == 2 && ref->mtb[k] ? ref->mtb[k] : ref->mta[k];
                     ref->mk_glob |= ref->mkglob[k];
                     pf = ref->mkpf[k];
@@ -1748,14 +1757,24 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     if (add_plain(ref, root, r, 0) < 0)
         return -1;
     /* through what earlier segments of the line make, too */
-    for (int mode = 1; mode <= 2 && ref->nmk; mode++) {
-        ref->mk_mode = mode;
+    for (uint32_t mode = 1, pick = 0; mode <= 2 && ref->nmk; pick++) {
+        ref->mk_mode = (int)mode;
         ref->mk_used = ref->mk_glob = 0;
         ref->mk_part_ok = 1;
         ref->mk_pflags = 0;
+        ref->mk_pick = pick;
+        ref->mk_radix = 1;
         int u2 = 0;
         char *r2 = resolve(ref, base, w, wl, cwd, &u2);
         ref->mk_mode = ref->mk_part_ok = 0;
+        if (pick + 1 >= ref->mk_radix || pick + 1 >= 64) {
+            if (pick + 1 < ref->mk_radix)
+                ref->outside = 1;          /* more choices than are walked */
+            mode++;
+            pick = UINT32_MAX;
+        }
+        ref->mk_pick = 0;
+        ref->mk_radix = 1;
         uint32_t pf = ref->mk_pflags;
         ref->mk_pflags = 0;
         if (!r2)

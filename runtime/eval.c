@@ -60,6 +60,7 @@ typedef struct sgr_tmpl {
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
 #define SGR_MAX_CHAIN 64                    /* enclosing commands runs_before follows */
+#define SGR_MK_PICKS 64                     /* made_link: choices walked for one path */
 
 /* A name made on the line, resolved (see made_files). */
 typedef struct sgr_mkres {
@@ -134,6 +135,7 @@ struct sgr_ctx {
     struct { char dir[256]; uint32_t len; uint64_t epoch; int fold; } fold_memo[4];
     uint32_t fold_next;
     int mk_mode, mk_used, mk_glob;
+    uint32_t mk_pick, mk_radix;             /* made_link's choice among names made twice */
     int mk_part_ok;                     /* the walk may splice a link to a partly known
                                          * word (add_one_path); elsewhere it is lost */
     uint32_t mk_pflags;                 /* the walk spliced one: its word's flags */
@@ -741,12 +743,30 @@ static int runs_before(const sgr_cmdline *cl, uint32_t a, uint32_t b)
 
 /* The target of a link or copy made at p[0..n) by a segment before c->mk_seg, as
  * c->mk_mode reads it (1: as a symlink, 2: from the cwd); NULL: none. */
+static int made_here(sgr_ctx *c, const sgr_mkres *m, const char *p, size_t n)
+{
+    int named = m->npat ? sgr_pp_word(m->npat, p, n, 0) : m->nl == n && memcmp(m->name, p, n) == 0;
+    return m->ta && named && runs_before(&c->res.cl, m->seg, c->mk_seg);
+}
+
 static const char *made_link(sgr_ctx *c, const char *p, size_t n, size_t *len)
 {
+    /* A name made more than once may be any of them (`ln -s /etc x; ln -sf /tmp x`
+     * leaves x -> /etc and makes /etc/tmp): the walk takes the one c->mk_pick
+     * says, counting from the latest, and multiplies c->mk_radix by how many
+     * there are, so that add_one_path walks every choice (SGR_MK_PICKS at most). */
+    uint32_t cnt = 0;
+    for (uint32_t i = c->nmk; i-- > 0;)
+        cnt += (uint32_t)made_here(c, &c->mk[i], p, n);
+    if (!cnt)
+        return NULL;
+    uint32_t radix = c->mk_radix ? c->mk_radix : 1;
+    uint32_t want = cnt > 1 ? (c->mk_pick / radix) % cnt : 0;
+    if (cnt > 1)
+        c->mk_radix = radix > SGR_MK_PICKS ? radix : radix * cnt;
     for (uint32_t i = c->nmk; i-- > 0;) {
         const sgr_mkres *m = &c->mk[i];
-        int named = m->npat ? sgr_pp_word(m->npat, p, n, 0) : m->nl == n && memcmp(m->name, p, n) == 0;
-        if (m->ta && named && runs_before(&c->res.cl, m->seg, c->mk_seg)) {
+        if (made_here(c, m, p, n) && want-- == 0) {
             if (m->lost || (m->pflags && !c->mk_part_ok)) {
                 *len = 0;
                 return "";                  /* some place: the walk's "lost" */
@@ -2094,15 +2114,25 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
     if (!c->nmk || (flags & SGR_W_UNKNOWN))
         return 0;
     /* through what earlier segments make: also where their links lead */
-    for (int mode = 1; mode <= 2; mode++) {
+    for (uint32_t mode = 1, pick = 0; mode <= 2; pick++) {
         uint32_t l2;
         int unk2;
-        c->mk_mode = mode;
+        c->mk_mode = (int)mode;
         c->mk_used = c->mk_glob = 0;
         c->mk_part_ok = 1;
         c->mk_pflags = 0;
+        c->mk_pick = pick;
+        c->mk_radix = 1;
         char *r2 = resolve_walk(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &l2, &unk2);
         c->mk_mode = c->mk_part_ok = 0;
+        if (pick + 1 >= c->mk_radix || pick + 1 >= SGR_MK_PICKS) {
+            if (pick + 1 < c->mk_radix)
+                mark_unknown(nm, w, wl);    /* more choices than are walked */
+            mode++;                         /* every choice walked: the next mode */
+            pick = UINT32_MAX;
+        }
+        c->mk_pick = 0;
+        c->mk_radix = 1;
         uint32_t pflags = c->mk_pflags;
         c->mk_pflags = 0;
         if (!r2)
