@@ -900,10 +900,17 @@ static size_t wend(const sgr_word *w)
     return w->span.off + w->span.len;
 }
 
-/* Replace argv[a..b] (inclusive) of s by rep. */
+/* Replace argv[a..b] (inclusive) of s by rep; 0 (nothing made) when a redirection
+ * stands between them (`-d <f @-`: joining -d and @- would drop it). */
 static int replace_words(const line *l, const sgr_segment *s, uint32_t a, uint32_t b, sb *rep, char **out)
 {
-    return splice_sb(l, s->argv[a].span.off, wend(&s->argv[b]), rep, out);
+    size_t from = s->argv[a].span.off, to = wend(&s->argv[b]);
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].target.span.off > from && s->redirs[i].target.span.off < to) {
+            sg_free(rep->p);
+            return 0;
+        }
+    return splice_sb(l, from, to, rep, out);
 }
 
 static int t_options(sgm_transform t, const line *l, uint64_t *rng, char **out)

@@ -9,7 +9,8 @@
  * nice, timeout, xargs, sh, bash); the program-path transformations are pointed at
  * that directory instead of /usr/bin.  The stubs log a path argument (/..., ./...,
  * ../...) resolved (realpath -m), so the path-* spellings, which name the same
- * file another way, show the same argv.  Commands are written to files and run as
+ * file another way, show the same argv, and what a file on their standard input
+ * holds, so a redirection lost on the way shows.  Commands are written to files and run as
  * scripts, never pasted into a shell. */
 #include <dirent.h>
 #include <errno.h>
@@ -68,6 +69,7 @@ static const char *const samples[] = {
     "pip install -r req.txt -U",
     "shred -u -z -n 3 secret",
     "sort -o out.txt -k 2 in.txt",
+    "sort -o <in.txt out.txt",
     "tar -czf a.tgz d; rm -rf d",
     "(rm -rf x)",
     "{ git status; } >st.txt",
@@ -199,6 +201,7 @@ static int setup(void)
         "line=$n\n"
         "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done;"
         " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac; line+=\" <$a>\"; done\n"
+        "[ -f /dev/stdin ] && line+=\" stdin:$(/usr/bin/head -c 64 | /usr/bin/tr -d '\\n')\"\n"
         "printf '%s\\n' \"$line\" >>\"$SGM_LOG\"\n"
         "printf '%s-out\\n' \"$n\"\n";
     char p[400];
