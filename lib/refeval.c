@@ -707,6 +707,7 @@ struct sg_ref {
                                      * flags (0: not); mtb[i] the same from the cwd */
     int mk_mode, mk_used, mk_depth, mk_glob;
     int mk_part_ok;                 /* resolve may splice an mkpf link (add_resolved) */
+    int mk_depth2;                  /* spliced words being read (their links are lost) */
     uint32_t mk_pick, mk_radix;     /* the choice among names made more than once */
     uint32_t mk_pflags;             /* it did: the word's flags; the result is text */
     uint32_t mk_seg;
@@ -1760,7 +1761,7 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
     for (uint32_t mode = 1, pick = 0; mode <= 2 && ref->nmk; pick++) {
         ref->mk_mode = (int)mode;
         ref->mk_used = ref->mk_glob = 0;
-        ref->mk_part_ok = 1;
+        ref->mk_part_ok = ref->mk_depth2 < 2;
         ref->mk_pflags = 0;
         ref->mk_pick = pick;
         ref->mk_radix = 1;
@@ -1783,7 +1784,9 @@ static int add_resolved(sg_ref *ref, const char *root, const char *base, const c
             /* through a link to a partly known word: known only at run time, and
              * the patterns of that word and the rest */
             ref->outside = 1;
+            ref->mk_depth2++;
             int rc = ref_patterns(ref, ref->cur_cwds, root, r2, strlen(r2), pf | (ref->mk_glob ? SGR_W_GLOB : 0));
+            ref->mk_depth2--;
             sg_free(r2);
             if (rc < 0)
                 return -1;
@@ -1943,6 +1946,7 @@ typedef struct rtok {
     int kind;
     unsigned char byte;
     uint64_t set[4];
+    size_t at;                      /* where in the word it starts */
 } rtok;
 
 /* A bracket expression at w[i] ('['): its bytes other than '/' into set, and
@@ -2020,13 +2024,14 @@ static int ref_tokens(sg_ref *ref, const char *w, size_t wl, uint32_t flags, rto
         return -1;
     size_t k = 0, i = 0;
     while (i < wl && k < cap) {
+        t[k].at = i;
         if ((flags & SGR_W_UNKNOWN) && (w[i] == '$' || w[i] == '`')) {
             size_t l = sgr_sx_expansion(w + i, wl - i);
             if (l) {
                 int is_home = home && ((l == 5 && !strncmp(w + i, "$HOME", 5)) || (l == 7 && !strncmp(w + i, "${HOME}", 7)));
                 if (is_home)
                     for (const char *h = home; *h && k < cap; h++)
-                        t[k].kind = RT_BYTE, t[k++].byte = (unsigned char)*h;
+                        t[k].at = i, t[k].kind = RT_BYTE, t[k++].byte = (unsigned char)*h;
                 else
                     t[k++].kind = RT_EXP;
                 i += l;
@@ -2223,7 +2228,7 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
     int lost = dirs;
     int absolute_word = (n && tk_is(&t[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
     char pre_for_fold[PATH_MAX + 2] = "";
-    size_t magic_after = 0;
+    size_t magic_after = 0, bnd[8], nbnd = 0;
     size_t fixed = from;
     if (dirs) {
         rp_put(pt, RP_DIRS, 0, NULL);
@@ -2251,19 +2256,42 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
         char *p;
         int unknown = 0;
         ref->mk_mode = tl ? mode : 0;
-        ref->mk_used = 0;
+        ref->mk_used = ref->mk_glob = 0;
+        ref->mk_part_ok = mode && ref->mk_depth2 < 2;
+        ref->mk_pflags = 0;
         if (tl && from == 0 && txt[0] == '~' && (flags & SGR_W_TILDE))
             p = resolve(ref, ref->home, txt + 1, tl - 1, place, &unknown);
         else if (tl)
             p = resolve(ref, txt[0] == '/' ? "/" : base, txt, tl, place, &unknown);
         else
             p = sg_strndup(base, strlen(base));
-        ref->mk_mode = 0;
+        ref->mk_mode = ref->mk_part_ok = 0;
+        uint32_t pf = ref->mk_pflags;
+        ref->mk_pflags = 0;
         if (p && mode && !ref->mk_used) {
             sg_free(p);                  /* no made link on the way: nothing new */
             sg_free(pt->p);
             sg_free(pt);
             return 0;
+        }
+        if (p && pf && !unknown) {
+            /* through a link to a partly known word: that word, then the rest */
+            sg_free(pt->p);
+            sg_free(pt);
+            size_t at = fixed < n ? t[fixed].at : wl, need = strlen(p) + (wl - at) + 1;
+            char *sp = sg_malloc(need);
+            if (!sp) {
+                sg_free(p);
+                return -1;
+            }
+            snprintf(sp, need, "%s%.*s", p, (int)(wl - at), w + at);
+            sg_free(p);
+            ref->mk_depth2++;
+            int rc = ref_patterns(ref, ref->cur_cwds, root, sp, strlen(sp),
+                                  pf | (flags & (SGR_W_GLOB | SGR_W_UNKNOWN)) | (ref->mk_glob ? SGR_W_GLOB : 0));
+            ref->mk_depth2--;
+            sg_free(sp);
+            return rc;
         }
         if (!p) {
             sg_free(pt->p);
@@ -2310,8 +2338,12 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
             all_bytes &= t[j].kind == RT_BYTE;
             has_exp |= t[j].kind == RT_EXP;
         }
-        if (!all_bytes || ref_magic(t, k, e))
+        if (!all_bytes || ref_magic(t, k, e)) {
             magic_after = e;
+            if (nbnd == 8)
+                memmove(bnd, bnd + 1, sizeof bnd - sizeof *bnd), nbnd--;
+            bnd[nbnd++] = e;
+        }
         if (all_bytes && e == k + 1 && t[k].byte == '.') {
             k = e;
             continue;
@@ -2377,44 +2409,15 @@ static int ref_pattern_one(sg_ref *ref, const char *root, const char *w, size_t 
         rp_fold(pt);
         rp_fold(pw);
     }
-    /* a wildcard under /proc or /dev: the literal rest is also below some place */
+    /* a wildcard or a magic name under /proc or /dev: what follows each is also a
+     * pattern below some place */
     int magic = !mode && magic_after > fixed && (rpat_leads(pw, "/proc") || rpat_leads(pw, "/dev"));
     if (add_pat(ref, root, pt, w, wl, lost) < 0)
         return -1;
-    if (!magic)
-        return 0;
-    rpat *q = sg_calloc(1, sizeof *q);
-    if (q)
-        q->p = sg_calloc(n + 2, sizeof *q->p);
-    if (!q || !q->p) {
-        sg_free(q);
-        return -1;
-    }
-    rp_put(q, RP_DIRS, 0, NULL);
-    for (size_t k = magic_after; k < n;) {
-        if (tk_is(&t[k], '/')) {
-            k++;
-            continue;
-        }
-        size_t e = k;
-        while (e < n && !tk_is(&t[e], '/'))
-            e++;
-        if (e == k + 1 && tk_is(&t[k], '.')) {
-            k = e;
-            continue;
-        }
-        if (e == k + 2 && tk_is(&t[k], '.') && tk_is(&t[k + 1], '.')) {
-            q->n = 0;
-            rp_put(q, RP_DIRS, 0, NULL);
-            k = e;
-            continue;
-        }
-        rp_put(q, RP_LIT, '/', NULL);
-        for (size_t j = k; j < e; j++)
-            rp_put(q, RP_LIT, t[j].byte, NULL);
-        k = e;
-    }
-    return add_pat(ref, root, q, w, wl, 1);
+    for (size_t i = 0; magic && i < nbnd; i++)
+        if (ref_pattern_one(ref, root, w, wl, flags, t, n, bnd[i], 1, base, place, 0) < 0)
+            return -1;
+    return 0;
 }
 
 /* The patterns of word w (one brace alternative): none for a word whose bytes

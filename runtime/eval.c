@@ -139,6 +139,7 @@ struct sgr_ctx {
     int mk_part_ok;                     /* the walk may splice a link to a partly known
                                          * word (add_one_path); elsewhere it is lost */
     uint32_t mk_pflags;                 /* the walk spliced one: its word's flags */
+    int mk_depth;                       /* splice_patterns calls under way */
     uint32_t mk_seg;
     int funcdefs;                       /* the line defines a shell function: a program
                                          * name may be one, so nothing is text */
@@ -1204,6 +1205,8 @@ static int stream_write(const sgr_segment *s, const sgr_redir *r, int fd, const 
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd);
 static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags);
+static int splice_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *a, uint32_t al, const char *b,
+                           uint32_t bl, uint32_t flags);
 static int is_write(const sgr_segment *s, const sgr_redir *r);
 
 /* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
@@ -1429,8 +1432,6 @@ static inline int tok_lit(uint32_t tk, char ch)
 
 static int magic_name(const ptoks *t, uint32_t k, uint32_t e);
 static int wide_class(const patb *cls, uint32_t tk);
-static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *t, uint32_t from, const char *w,
-                          uint32_t wl);
 
 /* One pattern of word w (tokens t, classes in cls) from token first on: resolved
  * from base ("/" for an absolute word, else a cwd; NULL: a directory known only
@@ -1485,11 +1486,19 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
         if (mode && tl) {
             /* the fixed part through links made earlier on the line (mode: as made_link) */
             c->mk_mode = mode;
-            c->mk_used = 0;
+            c->mk_used = c->mk_glob = 0;
+            c->mk_part_ok = c->mk_depth < 2;
+            c->mk_pflags = 0;
             pre = resolve_walk(c, from, txt, tl, tilde, &pl, &unk);
-            c->mk_mode = 0;
+            c->mk_mode = c->mk_part_ok = 0;
+            uint32_t pflags = c->mk_pflags;
+            c->mk_pflags = 0;
             if (pre && !c->mk_used)
                 return 0;
+            if (pre && pflags && !unk)
+                return splice_patterns(c, nm, cap, pre, pl, fixed < nt ? w + t->at[fixed] : "",
+                                       fixed < nt ? wl - t->at[fixed] : 0,
+                                       pflags | (flags & (SGR_W_GLOB | SGR_W_UNKNOWN)) | (c->mk_glob ? SGR_W_GLOB : 0));
         } else if (tl) {
             pre = resolve_path(c, from, txt, tl, tilde, &pl, NULL, &unk);
         } else {
@@ -1507,6 +1516,7 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     }
     int lost = !base || unk || opaque;      /* counts as outside */
     uint32_t magic_after = fixed;           /* past the last wildcard or /proc, /dev name */
+    uint32_t bnd[8], nbnd = 0;              /* past each of them (the last 8) */
     int relword_absolute = (nt && tok_lit(t->tk[0], '/')) || ((flags & SGR_W_TILDE) && w[0] == '~');
     /* the rest, component by component, as written: into b for the set's
      * automaton, and into bw for its exact words, where a glob's wildcards are
@@ -1531,8 +1541,12 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
             plain &= (t->tk[j] & 0xff) == SGR_PP_LIT;
             exp |= t->tk[j] == PAT_EXP;
         }
-        if (!plain || magic_name(t, k, e))
+        if (!plain || magic_name(t, k, e)) {
             magic_after = e;
+            if (nbnd == 8)
+                memmove(bnd, bnd + 1, sizeof bnd - sizeof *bnd), nbnd--;
+            bnd[nbnd++] = e;
+        }
         if (plain && e - k == 1 && tok_lit(t->tk[k], '.')) {
             k = e;
             continue;
@@ -1631,11 +1645,13 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     nm->npats++;
     if (lost)
         mark_unknown(nm, disp, n);          /* anywhere: outside */
-    /* a wildcard under /proc or /dev may match a name that leads anywhere
-     * (/proc/self/roo[t]/etc/shadow): what follows it is also below some place */
-    if (!mode && magic_after > fixed && (sgr_pp_word(wp, "/proc", 5, 1) || sgr_pp_word(wp, "/dev", 4, 1))
-        && add_below_some(c, nm, cap, t, magic_after, w, wl) < 0)
-        return -1;
+    /* a wildcard or a magic name under /proc or /dev may lead anywhere
+     * (/proc/sel[f]/root/etc/sha*, /proc/self/roo[t]/etc/shadow): what follows
+     * each of them is also a pattern below some place */
+    if (!mode && magic_after > fixed && (sgr_pp_word(wp, "/proc", 5, 1) || sgr_pp_word(wp, "/dev", 4, 1)))
+        for (uint32_t i = 0; i < nbnd; i++)
+            if (add_pattern_one(c, nm, cap, w, wl, flags, t, cls, bnd[i], 1, "/", place, 0) < 0)
+                return -1;
     return 0;
 }
 
@@ -1679,52 +1695,6 @@ static int magic_name(const ptoks *t, uint32_t k, uint32_t e)
     for (const char *const *x = names; *x && !digits; x++)
         digits = strcmp(b, *x) == 0;
     return (int)digits;
-}
-
-/* The literal components of t from token from on, below some place (DIRS): one
- * more pattern, outside. */
-static int add_below_some(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const ptoks *t, uint32_t from, const char *w,
-                          uint32_t wl)
-{
-    uint32_t *el = sg_arena_alloc(&c->arena, sizeof *el * (t->n - from + 2));
-    sgr_ppat *pp = sg_arena_alloc(&c->arena, sizeof *pp);
-    if (!el || !pp || path_room(c, nm, cap) < 0)
-        return -1;
-    uint32_t n = 0;
-    el[n++] = SGR_PP_DIRS;
-    for (uint32_t k = from; k < t->n;) {
-        if (tok_lit(t->tk[k], '/')) {
-            k++;
-            continue;
-        }
-        uint32_t e = k;
-        while (e < t->n && !tok_lit(t->tk[e], '/'))
-            e++;
-        if (e - k == 1 && tok_lit(t->tk[k], '.')) {
-            k = e;
-            continue;
-        }
-        if (e - k == 2 && tok_lit(t->tk[k], '.') && tok_lit(t->tk[k + 1], '.')) {
-            n = 1;
-            k = e;
-            continue;
-        }
-        el[n++] = SGR_PP_LIT | '/' << 8;
-        for (uint32_t j = k; j < e; j++)
-            el[n++] = t->tk[j];
-        k = e;
-    }
-    pp->el = el;
-    pp->n = n;
-    pp->cls = NULL;
-    pp->words = NULL;
-    nm->paths[nm->npaths].s = w;
-    nm->paths[nm->npaths].len = wl;
-    nm->pin[nm->npaths] = 0;
-    nm->ppat[nm->npaths++] = pp;
-    nm->npats++;
-    mark_unknown(nm, w, wl);
-    return 0;
 }
 
 /* add_pattern_one as the word reads, and through links made earlier on the line. */
@@ -1785,6 +1755,24 @@ static int add_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
             return -1;
     }
     return 0;
+}
+
+/* The patterns of a[0..al) and then b[0..bl): a path the walk spliced through a link
+ * to a partly known word (made_link), with the flags of the words it holds; that
+ * word's own links are lost from here on (mk_depth), so splicing ends. */
+static int splice_patterns(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *a, uint32_t al, const char *b,
+                           uint32_t bl, uint32_t flags)
+{
+    char *j = sg_arena_alloc(&c->arena, (size_t)al + bl + 1);
+    if (!j)
+        return -1;
+    memcpy(j, a, al);
+    memcpy(j + al, b, bl);
+    j[al + bl] = '\0';
+    c->mk_depth++;
+    int rc = add_patterns(c, nm, cap, j, al + bl, flags);
+    c->mk_depth--;
+    return rc;
 }
 
 static int add_word(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags);
@@ -2119,7 +2107,7 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         int unk2;
         c->mk_mode = (int)mode;
         c->mk_used = c->mk_glob = 0;
-        c->mk_part_ok = 1;
+        c->mk_part_ok = c->mk_depth < 2;
         c->mk_pflags = 0;
         c->mk_pick = pick;
         c->mk_radix = 1;
@@ -2141,7 +2129,7 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
             /* through a link to a partly known word: known only at run time, and
              * the patterns of what that word and the rest can name */
             mark_unknown(nm, w, wl);
-            if (add_patterns(c, nm, cap, r2, l2, pflags | (c->mk_glob ? SGR_W_GLOB : 0)) < 0)
+            if (splice_patterns(c, nm, cap, r2, l2, "", 0, pflags | (c->mk_glob ? SGR_W_GLOB : 0)) < 0)
                 return -1;
             continue;
         }
