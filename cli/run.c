@@ -12,11 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "cli/opts.h"
 #include "cli/verbs.h"
 #include "lib/policy.h"
-#include "runtime/admit.h"
-#include "runtime/admit_store.h"
-#include "compiler/sha256.h"
+#include "admit/admit.h"
 #include "common/alloc.h"
 #include "exec/run.h"
 #include "exec/report.h"
@@ -25,7 +24,6 @@
 
 extern char **environ;
 
-#define EX_USAGE 64
 #define EX_TEMPFAIL 75
 
 typedef struct ropts {
@@ -184,7 +182,7 @@ static int parse(ropts *o, int argc, char **argv)
         else if (strcmp(a, "--rate-store") == 0)
             o->rate_store = v;
         else if (strcmp(a, "--rate-store-down") == 0) {
-            if ((o->rate_down = sgr_admit_store_down_parse(v)) < 0)
+            if ((o->rate_down = sga_store_down_parse(v)) < 0)
                 return bad(a, "takes deny or local");
         } else if (strcmp(a, "--rate-store-timeout") == 0) {
             unsigned long ms = strtoul(v, &end, 10);
@@ -211,26 +209,6 @@ static int parse(ropts *o, int argc, char **argv)
     o->rest = argv + i;
     o->nrest = argc - i;
     return 0;
-}
-
-static char *joined(char **v, int n, size_t *len)
-{
-    size_t total = 1;
-    for (int i = 0; i < n; i++)
-        total += strlen(v[i]) + 1;
-    char *s = sg_malloc(total), *o = s;
-    if (!s)
-        return NULL;
-    for (int i = 0; i < n; i++) {
-        if (i)
-            *o++ = ' ';
-        size_t l = strlen(v[i]);
-        memcpy(o, v[i], l);
-        o += l;
-    }
-    *o = '\0';
-    *len = (size_t)(o - s);
-    return s;
 }
 
 /* ---- the pack's executor sets: run_env (more inherited names), run_sandbox ---- */
@@ -266,57 +244,9 @@ static int match_all(void *ud, const char *name, size_t len)
 
 typedef struct verdict {
     int refuse;
-    uint32_t decision;
-    const char *rule;
-    char msg[1400], rulebuf[300];
-    int rate_limited;
-    double wait_s;
-    char approval[2 * SGR_APPROVAL_LEN + 1];
+    sga_verdict a;
+    char msg[1400];
 } verdict;
-
-static void approval_id(const sgr_result *r, const char *cwd, char out[2 * SGR_APPROVAL_LEN + 1], uint8_t raw[])
-{
-    out[0] = '\0';
-    size_t n = sgr_admit_approval_material(r, cwd, NULL, 0);
-    uint8_t *m = sg_malloc(n ? n : 1);
-    if (!m)
-        return;
-    sgr_admit_approval_material(r, cwd, m, n);
-    sgc_sha256 h;
-    uint8_t d[32];
-    sgc_sha256_init(&h);
-    sgc_sha256_update(&h, m, n);
-    sgc_sha256_final(&h, d);
-    sg_free(m);
-    memcpy(raw, d, SGR_APPROVAL_LEN);
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
-
-/* Is hex id in the always-approved overlay (`shellgate approve --always`)?  The
- * same file and format as `check --state` reads (docs/admission.md). */
-static int overlay_has(const char *id)
-{
-    const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
-    char path[4096];
-    if (x && x[0] == '/')
-        snprintf(path, sizeof path, "%s/shellgate/approved", x);
-    else if (h && h[0] == '/')
-        snprintf(path, sizeof path, "%s/.config/shellgate/approved", h);
-    else
-        return 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char line[8192];
-    int found = 0;
-    size_t il = strlen(id);
-    while (!found && fgets(line, sizeof line, f))
-        found = strncmp(line, "approve ", 8) == 0 && strncmp(line + 8, id, il) == 0
-             && (line[8 + il] == ' ' || line[8 + il] == '\n' || line[8 + il] == '\0');
-    fclose(f);
-    return found;
-}
 
 static void store_warning(void *ud, const char *msg)
 {
@@ -324,110 +254,39 @@ static void store_warning(void *ud, const char *msg)
     fprintf(stderr, "shellgate: warning: %s\n", msg);
 }
 
-/* The policy's decision r on the line to run, through admission: a deny stays
- * one; an allow takes a slot of every limit that applies (or is refused by one);
- * an ask runs only when approved (once, for the session, or always).  Any error
- * of the state refuses (fail closed). */
-static void admit(const ropts *o, const sgr_table *t, sgr_ctx *ctx, const sgr_result *r, const char *cmd,
-                  const char *cwd, verdict *v)
+/* The policy's decision r on the line to run, through admission (admit/admit.h):
+ * a deny stays one; an allow takes a slot of every limit that applies (or is
+ * refused by one); an ask runs only when approved (once, for the session, or
+ * always).  The store is opened only when the command needs it; any error of it
+ * refuses (fail closed). */
+static void admit(const ropts *o, const sgr_table *t, const sgr_result *r, const char *cmd, const char *cwd,
+                  verdict *v)
 {
-    memset(v, 0, sizeof *v);
-    v->decision = r->decision;
-    v->rule = r->rule_id;
-    if (r->decision == SGT_DENY || r->oom) {
-        v->refuse = 1;
-        v->decision = SGT_DENY;
-        snprintf(v->msg, sizeof v->msg, "%s", r->message);
-        return;
-    }
-    int ask = r->decision == SGT_ASK;
-    if (!ask && !t->nlimits)
-        return;                         /* nothing to count and nothing to approve */
-    uint8_t raw[SGR_APPROVAL_LEN] = { 0 };
-    if (ask) {
-        approval_id(r, cwd, v->approval, raw);
-        if (v->approval[0] && overlay_has(v->approval))
-            ask = 0;
-    }
     char err[1200];
-    sgr_admit_store_opts so = { o->rate_store, o->state, o->rate_down, o->rate_timeout, NULL, store_warning, NULL };
-    sgr_admit *be = sgr_admit_store_open(&so, err, sizeof err);
-    if (!be) {
-        v->refuse = 1;
-        v->decision = SGT_DENY;
-        v->rule = "admission";
+    sga_opts so = { .store = 1, .state = o->state, .url = o->rate_store, .down = o->rate_down,
+                    .timeout_ms = o->rate_timeout, .lazy = 1, .warn = store_warning };
+    sga *a = sga_open(&so, err, sizeof err);
+    v->refuse = 1;
+    v->a.approval_id[0] = '\0';
+    v->a.rate_limited = 0;
+    v->a.wait_s = 0;
+    if (!a) {
+        v->a.decision = SGT_DENY;
+        v->a.rule = "admission";
         snprintf(v->msg, sizeof v->msg, "admission failed, so the command is refused: %s", err);
         return;
-    }
-    sgr_admit_limit lim[64];
-    uint32_t lidx[64], nl = 0;
-    for (uint32_t i = 0; i < t->nlimits && nl < 64; i++) {
-        int m = sgr_eval_limit_matches(ctx, i);
-        if (m < 0) {
-            v->refuse = 1;
-            v->decision = SGT_DENY;
-            v->rule = "admission";
-            snprintf(v->msg, sizeof v->msg, "admission failed: cannot evaluate a limit's condition");
-            sgr_admit_close(be);
-            return;
-        }
-        if (!m)
-            continue;
-        const sgt_limit *s = &t->limits[i];
-        lidx[nl] = i;
-        lim[nl].name = sgr_str(t, s->name);
-        lim[nl].nwindows = s->nwindows < SGT_MAX_WINDOWS ? s->nwindows : SGT_MAX_WINDOWS;
-        memcpy(lim[nl].count, s->count, sizeof lim[nl].count);
-        memcpy(lim[nl].seconds, s->seconds, sizeof lim[nl].seconds);
-        nl++;
     }
     const char *env_session = getenv("SHELLGATE_SESSION");
-    sgr_admit_req q;
-    memset(&q, 0, sizeof q);
-    q.now_ns = sgr_admit_now();
-    q.real_ns = sgr_admit_wall_ns();
-    q.agent = o->agent ? o->agent : "default";
-    q.session = env_session && *env_session ? env_session : o->session ? o->session : q.agent;
-    q.pack = sgr_str(t, t->meta->pack_name);
-    q.ask = ask;
-    q.limits = lim;
-    q.nlimits = nl;
-    char progs[1024];
-    if (ask) {
-        const char *which;
-        memcpy(q.approval, raw, SGR_APPROVAL_LEN);
-        q.cmd = cmd;
-        q.cwd = cwd;
-        q.risky = sgr_admit_risky(t, r, progs, sizeof progs, &q.progs_len, &which);
-        q.progs = progs;
-    }
-    sgr_admit_res res;
-    if (sgr_admit_check(be, &q, &res, err, sizeof err) < 0) {
-        v->refuse = 1;
-        v->decision = SGT_DENY;
-        v->rule = "admission";
-        snprintf(v->msg, sizeof v->msg, "admission failed, so the command is refused: %s", err);
-    } else if (res.rate_limited) {
-        const sgt_limit *tl = &t->limits[lidx[res.limit]];
-        char m[1024];
-        sgr_admit_message(m, sizeof m, sgr_str(t, tl->msg), &lim[res.limit], res.window, res.wait_ns);
-        snprintf(v->msg, sizeof v->msg, "%s", m);
-        snprintf(v->rulebuf, sizeof v->rulebuf, "limit:%s", lim[res.limit].name);
-        v->refuse = 1;
-        v->decision = SGT_DENY;
-        v->rule = v->rulebuf;
-        v->rate_limited = 1;
-        v->wait_s = (double)res.wait_ns / 1e9;
-    } else if (!res.admitted) {
-        v->refuse = 1;
+    sga_who who = { o->agent ? o->agent : "default",
+                    env_session && *env_session ? env_session : o->session };
+    sga_admit(a, t, r, cmd, cwd, &who, &v->a);
+    sga_close(a);
+    v->refuse = v->a.decision != SGT_ALLOW;
+    if (v->a.decision == SGT_ASK)
         snprintf(v->msg, sizeof v->msg, "this command needs a person's approval (shellgate approve %s --once | "
-                 "--session | --always), then run it again: %s", v->approval, r->message);
-    } else if (r->decision == SGT_ASK) {
-        v->decision = SGT_ALLOW;
-        snprintf(v->msg, sizeof v->msg, "approved (%s): %s", res.approved ? sgr_approve_scope_name(res.approved)
-                 : "always", r->message);
-    }
-    sgr_admit_close(be);
+                 "--session | --always), then run it again: %s", v->a.approval_id, r->message);
+    else
+        snprintf(v->msg, sizeof v->msg, "%s", v->a.message);
 }
 
 /* ---- a run inside the sandbox: this same program, started by bwrap ------------- */
@@ -681,12 +540,12 @@ int cli_run(int argc, char **argv)
         fcntl(o.inside, F_SETFD, FD_CLOEXEC);
     }
     size_t len;
-    char *cmd = joined(o.rest, o.nrest, &len);
+    char *cmd = cli_joined(o.rest, o.nrest, &len);
     sg_load_options lo = { o.incs, o.ninc, diag, NULL, o.require_sig, o.scope };
     sg_policy *pol = NULL;
     int rc = cmd ? sg_policy_load(o.policy, &lo, &pol) : 70;
     if (rc) {
-        sg_free(cmd);
+        free(cmd);
         return rc;
     }
     const sgr_table *t = pol->t;
@@ -823,15 +682,15 @@ int cli_run(int argc, char **argv)
             runnable = 0;
         }
     } else if (runnable) {
-        admit(&o, t, ctx, sgx_prepared(run), cmd, cwd, &v);
+        admit(&o, t, sgx_prepared(run), cmd, cwd, &v);
         if (v.refuse) {
-            sgx_refuse(run, v.decision, v.rule, v.msg);
+            sgx_refuse(run, v.a.decision, v.a.rule, v.msg);
             runnable = 0;
         }
-        oc.rep.rate_limited = v.rate_limited;
-        oc.rep.wait_s = v.wait_s;
-        if (v.approval[0])
-            oc.rep.approval_id = v.approval;
+        oc.rep.rate_limited = v.a.rate_limited;
+        oc.rep.wait_s = v.a.wait_s;
+        if (v.a.approval_id[0])
+            oc.rep.approval_id = v.a.approval_id;
     }
 
     /* run: here, or in the sandbox */
@@ -1080,6 +939,6 @@ done:
     sgx_vars_free(&start);
     sg_arena_free(&a);
     sg_policy_free(pol);
-    sg_free(cmd);
+    free(cmd);
     return rc;
 }

@@ -3,6 +3,9 @@
 #ifndef SG_CLI_VERBS_H
 #define SG_CLI_VERBS_H
 
+int cli_check(int argc, char **argv);     /* cli/check.c: shellgate check */
+int cli_approve(int argc, char **argv);   /* cli/check.c: shellgate approve */
+int cli_state(int argc, char **argv);     /* cli/check.c: shellgate state */
 int cli_run(int argc, char **argv);       /* cli/run.c: shellgate run */
 int cli_session(int argc, char **argv);   /* cli/session.c: shellgate session */
 

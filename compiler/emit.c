@@ -8,7 +8,7 @@
 #include <string.h>
 #include "sema.h"
 #include "redfa.h"
-#include "sha256.h"
+#include "common/sha256.h"
 #include "runtime/sgt.h"
 #include "runtime/shparse.h"
 #include "common/alloc.h"
@@ -777,10 +777,10 @@ int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
         memset(&hk, 0, sizeof hk);
         hk.name = intern(&e.str, p->hooks[i].fn, p->hooks[i].fn_len);
         hk.source = intern(&e.str, p->hooks[i].source, p->hooks[i].source_len);
-        sgc_sha256 hs;
-        sgc_sha256_init(&hs);
-        sgc_sha256_update(&hs, p->hooks[i].source, p->hooks[i].source_len);
-        sgc_sha256_final(&hs, hk.sha256);
+        sg_sha256 hs;
+        sg_sha256_init(&hs);
+        sg_sha256_update(&hs, p->hooks[i].source, p->hooks[i].source_len);
+        sg_sha256_final(&hs, hk.sha256);
         buf_add(&e.sec[SGT_SEC_HOOKS], &hk, sizeof hk);
     }
     meta.hook_budget = p->hook_budget;
@@ -835,13 +835,13 @@ int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
         goto done;
     }
     h.total_size = (uint32_t)pos;
-    sgc_sha256 sh;
-    sgc_sha256_init(&sh);
+    sg_sha256 sh;
+    sg_sha256_init(&sh);
     for (uint32_t k = 0; k < p->norder; k++) {
         const sgc_source *s = &c->files[p->order[k]];
-        sgc_sha256_update(&sh, s->text, s->len);
+        sg_sha256_update(&sh, s->text, s->len);
     }
-    sgc_sha256_final(&sh, h.source_sha256);
+    sg_sha256_final(&sh, h.source_sha256);
     uint8_t *img = sg_malloc(pos);       /* malloc alignment >= 8 */
     if (!img) {
         sgc_oom(c);

@@ -1,13 +1,14 @@
 /* fuzz_batch.c - `shellgate check --batch` input: JSON lines in, JSON lines out.
  *
  * Input goes through the batch's own loop (sg_batch_run over a memfd, one
- * thread), and each line through lib/batch.c as in cli/main.c batch_answer:
+ * thread), and each line through lib/batch.c as lib/check.c sg_answer_line does:
  * sg_batch_parse (the fast reader, cJSON for the rest), sgr_eval
  * against the embedded default pack, sg_batch_write (admission is left out: no
  * state, no log).  Each step is held to its reference: the request must be the one
  * cJSON alone reads (sg_batch_parse_cjson), and the answer must be byte for byte
- * cJSON's print of sg_batch_result_json, one line that parses back.  The process
- * cwd is replaced by --cwd /home/agent/project, as a batch run would give it. */
+ * cJSON's print of ref_result_json (tests/json_ref.h), one line that parses
+ * back.  The process cwd is replaced by --cwd /home/agent/project, as a batch run
+ * would give it. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "fuzz.h"
 #include "lib/policy.h"
 #include "lib/batch.h"
+#include "tests/json_ref.h"
 
 static sg_policy *pol;
 static sgr_ctx *ctx;
@@ -96,7 +98,7 @@ static int batch_line(void *ud, sgr_ctx *c, char *line, size_t n, sg_batch_buf *
         FUZZ_CHECK(req.json == NULL);
         w = sg_batch_write_error(bout, err);
         if (w == 0)
-            check_answer(bout, start, sg_batch_error_json(err));
+            check_answer(bout, start, ref_error_json(err));
     } else {
         FUZZ_CHECK(same_req(&req, &ref));
         FUZZ_CHECK(req.cmd != NULL && req.nroots <= SG_BATCH_MAX_ROOTS && strlen(req.cmd) == req.cmd_len);
@@ -112,7 +114,7 @@ static int batch_line(void *ud, sgr_ctx *c, char *line, size_t n, sg_batch_buf *
         sg_batch_out out = { r->decision, r->rule_id, r->message, r->hint, 0, 0.0, NULL, NULL, NULL };
         w = sg_batch_write(bout, pol->t, r, &out);
         if (w == 0)
-            check_answer(bout, start, sg_batch_result_json(pol->t, r, &out));
+            check_answer(bout, start, ref_result_json(pol->t, r, &out));
     }
     sg_batch_req_free(&ref);
     sg_batch_req_free(&req);

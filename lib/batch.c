@@ -234,54 +234,6 @@ void sg_batch_req_free(sg_batch_req *req)
     req->cmd_len = req->nroots = 0;
 }
 
-cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_batch_out *v)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "decision", sgr_decision_name(v->decision));
-    cJSON_AddStringToObject(o, "rule", v->rule);
-    cJSON_AddStringToObject(o, "message", v->message);
-    cJSON_AddStringToObject(o, "hint", v->hint);
-    cJSON *segs = cJSON_AddArrayToObject(o, "segments");
-    for (uint32_t i = 0; segs && i < r->cl.nseg && r->seg_decision; i++) {
-        const sgr_segment *s = &r->cl.seg[i];
-        cJSON *so = cJSON_CreateObject();
-        if (!so)
-            break;
-        cJSON *av = cJSON_AddArrayToObject(so, "argv");
-        for (uint32_t k = 0; av && k < s->argc; k++)
-            cJSON_AddItemToArray(av, cJSON_CreateString(s->argv[k].text));
-        cJSON_AddStringToObject(so, "decision", sgr_decision_name(r->seg_decision[i]));
-        cJSON_AddStringToObject(so, "rule", sgr_rule_name(t, r->seg_rule[i]));
-        if (s->nest != SGR_NEST_TOP)
-            cJSON_AddStringToObject(so, "nested", sgr_nest_names[s->nest]);
-        if (s->flags & SGR_SEG_DYNAMIC)
-            cJSON_AddStringToObject(so, "dynamic", s->dyn_reason ? s->dyn_reason : "");
-        cJSON_AddItemToArray(segs, so);
-    }
-    cJSON_AddBoolToObject(o, "rate_limited", v->rate_limited);
-    /* to the microsecond, so the printed figure is the exact wait, not float noise */
-    cJSON_AddNumberToObject(o, "wait_time_seconds", (double)(long long)(v->wait_s * 1e6 + 0.5) / 1e6);
-    if (v->approval_id && v->approval_id[0])
-        cJSON_AddStringToObject(o, "approval_id", v->approval_id);
-    if (v->approved)
-        cJSON_AddStringToObject(o, "approved", v->approved);
-    if (v->error)
-        cJSON_AddStringToObject(o, "error", v->error);
-    return o;
-}
-
-cJSON *sg_batch_error_json(const char *err)
-{
-    cJSON *eo = cJSON_CreateObject();
-    if (eo) {
-        cJSON_AddStringToObject(eo, "decision", "deny");
-        cJSON_AddStringToObject(eo, "error", err);
-    }
-    return eo;
-}
-
 /* ---- writing an answer ------------------------------------------------------ */
 
 static int grow(sg_batch_buf *b, size_t more)
@@ -414,7 +366,7 @@ static int put_number(sg_batch_buf *b, double d)
 int sg_batch_write(sg_batch_buf *b, const sgr_table *t, const sgr_result *r, const sg_batch_out *v)
 {
     size_t start = b->len;
-    /* the keys in sg_batch_result_json's order, each left out where it leaves it out */
+    /* the keys in the order of DESIGN.md "CLI"; a NULL string leaves its key out */
     if (PUT_LIT(b, "{\"decision\":") < 0 || put_str(b, sgr_decision_name(v->decision)) < 0
         || PUT_KV(b, ",\"rule\":", v->rule) < 0 || PUT_KV(b, ",\"message\":", v->message) < 0
         || PUT_KV(b, ",\"hint\":", v->hint) < 0 || PUT_LIT(b, ",\"segments\":[") < 0)

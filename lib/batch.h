@@ -1,17 +1,19 @@
 /* batch.h - the JSON face of `shellgate check --batch` and `check --json`
- * (../shared/DESIGN.md "JSON"): one input line to a request, one decision to the
- * object printed for it, and the block reader/writer the batch loop runs on.
- * Shared by the CLI and fuzz/fuzz_batch.c, so the fuzzer runs the code users run.
+ * (../shared/DESIGN.md "CLI"): one input line to a request, one decision to the
+ * object printed for it -- written here and nowhere else (sg_batch_write; the
+ * face's sg_result_json is this writer too) -- and the block reader/writer the
+ * batch loop runs on.  Shared by the face (lib/check.c) and fuzz/fuzz_batch.c, so
+ * the fuzzer runs the code users run.
  *
- * Two ways each, one answer: a request in the common shape (an object of "cmd"
+ * Two ways to read, one answer: a request in the common shape (an object of "cmd"
  * and "cwd" strings without \u escapes) is read in place, without a tree; any
  * other line goes to cJSON, which also words every error.  Answers are written
- * straight into a byte buffer (sg_batch_write), byte for byte what cJSON prints
- * for sg_batch_result_json (tests/test_batch.c holds the two to that).
+ * straight into a byte buffer, byte for byte as cJSON would print the object
+ * (tests/test_batch.c holds the writer to a cJSON tree built on its own).
  *
  * Ownership: a request's strings live in the line it was parsed from (the fast
  * path decodes them in place) or in its JSON tree, until sg_batch_req_free and
- * as long as the line; the objects returned are the caller's to cJSON_Delete. */
+ * as long as the line. */
 #ifndef SG_BATCH_H
 #define SG_BATCH_H
 #include <stddef.h>
@@ -51,12 +53,6 @@ typedef struct sg_batch_out {
     const char *error;                      /* NULL: none */
 } sg_batch_out;
 
-/* The verdict v on the command r decided under table t, with r's segments; NULL
- * when memory runs out. */
-cJSON *sg_batch_result_json(const sgr_table *t, const sgr_result *r, const sg_batch_out *v);
-/* {"decision": "deny", "error": err}; NULL when memory runs out. */
-cJSON *sg_batch_error_json(const char *err);
-
 /* A growing byte buffer (sg_malloc'd). */
 typedef struct sg_batch_buf {
     char *s;
@@ -66,10 +62,13 @@ typedef struct sg_batch_buf {
 /* What is printed for a line when memory runs out, line ending included. */
 #define SG_BATCH_OOM_LINE "{\"decision\":\"deny\",\"error\":\"out of memory\"}\n"
 
-/* Append cJSON_PrintUnformatted(sg_batch_result_json(t, r, v)) and "\n" to b.
- * 0, or -1 when memory runs out (b as it was). */
+/* Append the answer to a line -- {"decision", "rule", "message", "hint",
+ * "segments": [{"argv", "decision", "rule", "nested"?, "dynamic"?}...],
+ * "rate_limited", "wait_time_seconds", "approval_id"?, "approved"?, "error"?}, as
+ * cJSON_PrintUnformatted prints it -- and "\n" to b, for the verdict v on the
+ * command r decided under table t.  0, or -1 when memory runs out (b as it was). */
 int sg_batch_write(sg_batch_buf *b, const sgr_table *t, const sgr_result *r, const sg_batch_out *v);
-/* The same for sg_batch_error_json(err). */
+/* The same for {"decision": "deny", "error": err}. */
 int sg_batch_write_error(sg_batch_buf *b, const char *err);
 
 /* The batch's input and output: read in large blocks from in_fd, answers

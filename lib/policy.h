@@ -13,10 +13,6 @@ struct sg_policy {
     char *name;
 };
 
-struct sg_checker {
-    sgr_ctx *ctx;
-};
-
 /* The cwd and home inline tests run in, so their paths are machine-independent. */
 #define SG_TEST_CWD  "/home/agent/project"
 #define SG_TEST_HOME "/home/agent"

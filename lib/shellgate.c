@@ -1,5 +1,6 @@
-/* shellgate.c - the library face (include/shellgate.h): the one place besides the
- * CLI where compiler and runtime meet. */
+/* shellgate.c - the library face (include/shellgate.h): loading policies (the one
+ * place besides the CLI where compiler and runtime meet), versions, inline tests.
+ * Deciding is lib/check.c, admission lib/admission.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,42 +256,81 @@ SG_API const char *sg_policy_name(const sg_policy *p)
     return sgr_str(p->t, p->t->meta->pack_name);
 }
 
-SG_API sg_checker *sg_checker_new(const sg_policy *p)
+SG_API unsigned sg_policy_version(const sg_policy *p)
 {
-    sg_checker *c = sg_calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    c->ctx = sgr_ctx_new(p->t);
-    if (!c->ctx) {
-        sg_free(c);
-        return NULL;
-    }
-    return c;
+    return p->t->meta->pack_version;
 }
 
-SG_API void sg_checker_free(sg_checker *c)
+/* Only a bundle file can carry a signature: a policy from memory is refused when
+ * one is required. */
+static int refuse_unsigned(const char *name, const sg_load_options *opt)
 {
-    if (!c)
-        return;
-    sgr_ctx_free(c->ctx);
-    sg_free(c);
+    if (!opt || !opt->require_signature)
+        return 0;
+    diag_msg(opt, "%s: error: only a bundle signed by the key in %s is accepted (--require-signature), and a "
+             "policy in memory is not a bundle", name, opt->require_signature);
+    return 65;
 }
 
-SG_API sg_verdict sg_check(sg_checker *c, const char *cmd, size_t len, const sg_check_options *o)
+SG_API int sg_policy_load_table(const void *image, size_t len, const char *name, const sg_load_options *opt,
+                                sg_policy **out)
 {
-    char cwdbuf[4096];
-    sgr_opts so = { NULL, NULL, 0, NULL };
-    if (o && o->cwd)
-        so.cwd = o->cwd;
-    else
-        so.cwd = getcwd(cwdbuf, sizeof cwdbuf);
-    if (o) {
-        so.roots = o->roots;
-        so.nroots = o->nroots;
+    *out = NULL;
+    if (!name)
+        name = "<memory>";
+    int r = refuse_unsigned(name, opt);
+    if (r)
+        return r;
+    uint8_t *bytes = sg_malloc(len ? len : 1);
+    if (!bytes) {
+        diag_msg(opt, "%s: error: %s", name, "out of memory");
+        return 70;
     }
-    const sgr_result *r = sgr_eval(c->ctx, cmd, len, &so);
-    sg_verdict v = { (sg_decision)r->decision, r->rule_id, r->message, r->hint };
-    return v;
+    memcpy(bytes, image, len);
+    char err[512];
+    r = sg_policy_from_table(bytes, len, bytes, name, out, err, sizeof err);
+    if (r)
+        diag_msg(opt, "%s: error: %s", name, err);
+    return r;
+}
+
+SG_API int sg_policy_load_rules(const char *text, size_t len, const char *name, const sg_load_options *opt,
+                                sg_policy **out)
+{
+    *out = NULL;
+    if (!name)
+        name = "<memory>";
+    int r = refuse_unsigned(name, opt);
+    if (r)
+        return r;
+    sgc_input in = { name, text ? text : "", text ? len : 0 };   /* text NULL would read a file */
+    sgc_options co;
+    memset(&co, 0, sizeof co);
+    co.include_dirs = opt ? opt->include_dirs : NULL;
+    co.ninclude = opt ? opt->ninclude : 0;
+    co.embedded = sg_embedded_source;
+    co.diag = opt ? opt->diag : NULL;
+    co.diag_ud = opt ? opt->diag_ud : NULL;
+    uint8_t *bytes = NULL;
+    size_t blen = 0;
+    r = sgc_compile(&co, &in, 1, &bytes, &blen);
+    if (r)
+        return r < 0 ? 70 : 65;
+    char err[512];
+    r = sg_policy_from_table(bytes, blen, bytes, name, out, err, sizeof err);
+    if (r)
+        diag_msg(opt, "%s: error: %s", name, err);
+    return r;
+}
+
+SG_API const char *sg_version(void)
+{
+    return SG_VERSION;
+}
+
+SG_API int sg_version_number(void)
+{
+    return SG_VERSION_MAJOR * 10000 + SG_VERSION_MINOR * 100 + SG_VERSION_PATCH;
 }
 
 SG_API const char *sg_decision_name(sg_decision d)

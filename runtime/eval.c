@@ -4189,7 +4189,9 @@ static int runs_made(sgr_ctx *c)
     return 0;
 }
 
-const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
+/* prepare -> parse -> unwrap -> resolve cwd -> normalise -> decide (sgr_eval runs
+ * it, then match_limits) */
+static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
 {
     sg_arena_reset(&c->arena);
     sgr_result *r = &c->res;
@@ -4437,16 +4439,13 @@ const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_o
     return r;
 }
 
-/* Does limit `limit` of the table apply to the command the last sgr_eval on c
- * decided?  A limit without a `when` condition applies to every command; one with
- * a condition applies when the condition holds for at least one segment (every
- * evaluation has one, so conditions on the raw line are tested there too).  After
- * an out-of-memory evaluation (a deny) every limit applies.  Returns 1 or 0, and
- * -1 when limit is out of range or sgr_eval has not run on c. */
-int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit)
+/* Does limit `limit` of the table apply to the command c just decided?  A limit
+ * without a `when` condition applies to every command; one with a condition applies
+ * when the condition holds for at least one segment (every evaluation has one, so
+ * conditions on the raw line are tested there too).  1, 0, or -1 when its code
+ * fails. */
+static int limit_applies(sgr_ctx *c, uint32_t limit)
 {
-    if (limit >= c->t->nlimits || !c->res.norm)
-        return c->res.oom && limit < c->t->nlimits ? 1 : -1;
     const sgt_limit *l = &c->t->limits[limit];
     if (l->code_len == 0)
         return 1;
@@ -4464,4 +4463,36 @@ int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit)
     c->m_arg = save_a;
     c->m_path = save_p;
     return hit < 0 ? -1 : hit != 0;
+}
+
+/* The decide stage's last step: the limits that apply, listed in the result so
+ * admission never calls back into the evaluator (eval.h sgr_result.limits). */
+static void match_limits(sgr_ctx *c)
+{
+    sgr_result *r = &c->res;
+    uint32_t n = c->t->nlimits;
+    if (n == 0)
+        return;
+    uint32_t *v = r->oom || !r->norm ? NULL : sg_arena_alloc(&c->arena, sizeof *v * n);
+    if (!v) {
+        r->limits_error = 1;            /* an out-of-memory deny: nothing to admit */
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int m = limit_applies(c, i);
+        if (m < 0) {
+            r->limits_error = 1;
+            break;
+        }
+        if (m)
+            v[r->nlimits++] = i;
+    }
+    r->limits = v;
+}
+
+const sgr_result *sgr_eval(sgr_ctx *c, const char *line, size_t len, const sgr_opts *o)
+{
+    eval_line(c, line, len, o);
+    match_limits(c);
+    return &c->res;
 }

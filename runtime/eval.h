@@ -103,6 +103,13 @@ typedef struct sgr_result {
     int oom;                          /* evaluation ran out of memory: deny */
     const sgr_made *made;             /* [nmade] names made on the line, in segment order */
     uint32_t nmade;
+    /* The table's limits that apply to this command (indices into LIMITS, in
+     * order): every limit without `when`, and each whose condition holds for a
+     * segment.  Matched by sgr_eval, so admission reads them here.  limits_error:
+     * a condition could not be evaluated, or the evaluation ran out of memory. */
+    const uint32_t *limits;
+    uint32_t nlimits;
+    int limits_error;
 } sgr_result;
 
 /* Called for every rule tried on a segment (seg = -1: whole-line rules). */
@@ -131,9 +138,5 @@ extern const char *sgr_fold_force;
 /* The id of rule r as results and logs print it: "pack:label", or "default",
  * "dynamic", "no-command" for the SGR_RULE_* values ("unknown" out of range). */
 const char *sgr_rule_name(const sgr_table *t, int32_t r);
-
-/* Does limit index `limit` (table LIMITS) apply to the command the last sgr_eval on
- * c decided?  1 yes (no `when` condition, or it holds for some segment), 0 no, -1 bad index or no evaluation yet.  Same context rules as sgr_eval. */
-int sgr_eval_limit_matches(sgr_ctx *c, uint32_t limit);
 
 #endif

@@ -1,5 +1,5 @@
-/* test_admit.c - admission (runtime/admit.h, admit_file.c) and the decision log
- * (runtime/declog.h): exact window edges on an injected clock, a clock stepped
+/* test_admit.c - the admission stores (admit/admit_int.h, file.c) and the decision
+ * log (admit/declog.h): exact window edges on an injected clock, a clock stepped
  * back, corrupt state refused then reset, approvals, messages, masking, log
  * rotation and a full disk, and the cost of one admission. */
 #include <fcntl.h>
@@ -10,56 +10,51 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
-#include "runtime/admit.h"
-#include "runtime/declog.h"
+#include "admit/admit_int.h"
+#include "admit/declog.h"
 
 #define SEC 1000000000LL
 
-static int64_t fake_now;
-static int64_t fake_clock(void *ud)
-{
-    (void)ud;
-    return fake_now;
-}
+static int64_t fake_now;                 /* the caller's clock in every request */
 
 static char dir[128];
 
-static sgr_admit_limit gaia(void)
+static sga_limit gaia(void)
 {
-    sgr_admit_limit l = { "shell", 2, { 3, 10 }, { 10, 60 } };
+    sga_limit l = { "shell", 2, { 3, 10 }, { 10, 60 } };
     return l;
 }
 
 /* admit one command at fake_now; returns the result */
-static sgr_admit_res go(sgr_admit *a, const char *agent, const sgr_admit_limit *l, uint32_t nl, int *rc)
+static sga_res go(sga_store *a, const char *agent, const sga_limit *l, uint32_t nl, int *rc)
 {
-    sgr_admit_req q;
+    sga_req q;
     memset(&q, 0, sizeof q);
-    q.now_ns = sgr_admit_now();
+    q.now_ns = fake_now;
     q.agent = agent;
     q.session = agent;
     q.pack = "gaia";
     q.limits = l;
     q.nlimits = nl;
-    sgr_admit_res r;
+    sga_res r;
     char err[600];
-    *rc = sgr_admit_check(a, &q, &r, err, sizeof err);
+    *rc = sga_store_check(a, &q, &r, err, sizeof err);
     return r;
 }
 
-static void test_windows(sgr_admit *a)
+static void test_windows(sga_store *a)
 {
-    sgr_admit_limit l = gaia();
+    sga_limit l = gaia();
     int rc;
     fake_now = 1000 * SEC;
     for (int i = 0; i < 3; i++) {
-        sgr_admit_res r = go(a, "a", &l, 1, &rc);
+        sga_res r = go(a, "a", &l, 1, &rc);
         CHECK(rc == 0 && r.admitted && !r.rate_limited);
         fake_now += SEC;                                  /* 1000, 1001, 1002 */
     }
     /* the 4th inside 10 s is refused with the exact wait until 1000 + 10 */
     fake_now = 1009 * SEC + SEC / 2;
-    sgr_admit_res r = go(a, "a", &l, 1, &rc);
+    sga_res r = go(a, "a", &l, 1, &rc);
     CHECK(rc == 0 && !r.admitted && r.rate_limited && r.window == 0);
     CHECK(r.wait_ns == SEC / 2);
     /* one nanosecond early: still refused, 1 ns to wait */
@@ -91,24 +86,24 @@ static void test_windows(sgr_admit *a)
     CHECK(rc == 0 && r.admitted);
 }
 
-static void test_clock_back(sgr_admit *a)
+static void test_clock_back(sga_store *a)
 {
-    sgr_admit_limit l = { "burst", 1, { 2 }, { 10 } };
+    sga_limit l = { "burst", 1, { 2 }, { 10 } };
     int rc;
     fake_now = 5000 * SEC;
     CHECK(go(a, "k", &l, 1, &rc).admitted);
     CHECK(go(a, "k", &l, 1, &rc).admitted);
     /* the clock jumps back an hour: time stays at the newest seen, still refused */
     fake_now = 1400 * SEC;
-    sgr_admit_res r = go(a, "k", &l, 1, &rc);
+    sga_res r = go(a, "k", &l, 1, &rc);
     CHECK(r.rate_limited && r.wait_ns == 10 * SEC && r.now_ns == 5000 * SEC);
     fake_now = 5010 * SEC;
     CHECK(go(a, "k", &l, 1, &rc).admitted);
 }
 
-static void test_corrupt(sgr_admit *a, const char *path)
+static void test_corrupt(sga_store *a, const char *path)
 {
-    sgr_admit_limit l = gaia();
+    sga_limit l = gaia();
     int rc;
     fake_now = 9000 * SEC;
     CHECK(go(a, "z", &l, 1, &rc).admitted);
@@ -121,33 +116,33 @@ static void test_corrupt(sgr_admit *a, const char *path)
     b ^= 0x40;
     CHECK(pwrite(fd, &b, 1, st.st_size / 2) == 1);
     close(fd);
-    sgr_admit_req q;
+    sga_req q;
     memset(&q, 0, sizeof q);
     q.now_ns = fake_now;
     q.agent = "z";
     q.pack = "gaia";
     q.limits = &l;
     q.nlimits = 1;
-    sgr_admit_res r;
+    sga_res r;
     char err[600];
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == -1 && !r.admitted);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == -1 && !r.admitted);
     CHECK(strstr(err, "corrupt (checksum mismatch)") && strstr(err, "state reset"));
     /* truncated */
     CHECK(truncate(path, 30) == 0);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == -1 && strstr(err, "bad magic") == NULL
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == -1 && strstr(err, "bad magic") == NULL
           && strstr(err, "corrupt"));
     /* garbage */
     FILE *f = fopen(path, "w");
     fputs("hello, not a state file at all; hello, not a state file at all; hello", f);
     fclose(f);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == -1 && strstr(err, "bad magic"));
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == -1 && strstr(err, "bad magic"));
     CHECK(a->be->reset(a, err, sizeof err) == 0);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
 }
 
-static void test_approvals(sgr_admit *a)
+static void test_approvals(sga_store *a)
 {
-    sgr_admit_req q;
+    sga_req q;
     memset(&q, 0, sizeof q);
     fake_now = 20000 * SEC;
     q.now_ns = fake_now;
@@ -160,59 +155,59 @@ static void test_approvals(sgr_admit *a)
     q.cwd = "/w";
     q.progs = "git";
     q.progs_len = 4;
-    sgr_admit_res r;
-    sgr_admit_pending p;
+    sga_res r;
+    sga_pending p;
     char err[600];
-    uint8_t other[SGR_APPROVAL_LEN];
+    uint8_t other[SGA_APPROVAL_LEN];
     memset(other, 0xcd, sizeof other);
     /* unknown id: nothing pending */
-    CHECK(a->be->approve(a, other, SGR_APPROVE_ONCE, "s1", fake_now, &p, err, sizeof err) == 1);
+    CHECK(a->be->approve(a, other, SGA_APPROVE_ONCE, "s1", fake_now, &p, err, sizeof err) == 1);
     /* an unapproved ask is not admitted and becomes pending */
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && !r.approved);
-    CHECK(a->be->approve(a, q.approval, SGR_APPROVE_ONCE, "s1", fake_now, &p, err, sizeof err) == 0);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && !r.approved);
+    CHECK(a->be->approve(a, q.approval, SGA_APPROVE_ONCE, "s1", fake_now, &p, err, sizeof err) == 0);
     CHECK_STR(p.cmd, "git push origin main");
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && r.admitted && r.approved == SGR_APPROVE_ONCE);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && r.admitted && r.approved == SGA_APPROVE_ONCE);
     /* once is used up */
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && !r.approved);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && !r.approved);
     /* session: for this session only, until it changes */
-    CHECK(a->be->approve(a, q.approval, SGR_APPROVE_SESSION, "s1", fake_now, &p, err, sizeof err) == 0);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && r.admitted && r.approved == SGR_APPROVE_SESSION);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
+    CHECK(a->be->approve(a, q.approval, SGA_APPROVE_SESSION, "s1", fake_now, &p, err, sizeof err) == 0);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && r.admitted && r.approved == SGA_APPROVE_SESSION);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
     q.session = "s2";
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted);
     /* an approved command still obeys the limits */
-    sgr_admit_limit l = { "push", 1, { 1 }, { 60 } };
+    sga_limit l = { "push", 1, { 1 }, { 60 } };
     q.session = "s1";
     q.limits = &l;
     q.nlimits = 1;
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
-    CHECK(sgr_admit_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && r.rate_limited);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && r.admitted);
+    CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted && r.rate_limited);
 }
 
 static void test_messages(void)
 {
     char m[256];
-    sgr_admit_limit l = gaia();
-    sgr_admit_message(m, sizeof m, NULL, &l, 0, 0);
+    sga_limit l = gaia();
+    sga_limit_message(m, sizeof m, NULL, &l, 0, 0);
     CHECK_STR(m, "Rate limit: max 3 commands per 10 seconds");
-    sgr_admit_message(m, sizeof m,
+    sga_limit_message(m, sizeof m,
                       "Rate limit: max {count} commands per {per}. Wait {wait}s. Please wait {wait} seconds.", &l, 1,
                       2345000000LL);
     CHECK_STR(m, "Rate limit: max 10 commands per minute. Wait 2.3s. Please wait 2.3 seconds.");
-    sgr_admit_message(m, sizeof m, "{name}: {count}/{window}s {per} {unknown}", &l, 0, 0);
+    sga_limit_message(m, sizeof m, "{name}: {count}/{window}s {per} {unknown}", &l, 0, 0);
     CHECK_STR(m, "shell: 3/10s 10 seconds {unknown}");
-    sgr_admit_limit h = { "x", 1, { 300 }, { 7200 } };
-    sgr_admit_message(m, sizeof m, "{per}", &h, 0, 0);
+    sga_limit h = { "x", 1, { 300 }, { 7200 } };
+    sga_limit_message(m, sizeof m, "{per}", &h, 0, 0);
     CHECK_STR(m, "2 hours");
     char tiny[8];
-    sgr_admit_message(tiny, sizeof tiny, NULL, &l, 0, 0);
+    sga_limit_message(tiny, sizeof tiny, NULL, &l, 0, 0);
     CHECK(strlen(tiny) == 7);
 }
 
 static void mask_is(const char *in, const char *want)
 {
     char out[1024];
-    sgr_mask_line(in, strlen(in), out, sizeof out);
+    sga_mask_line(in, strlen(in), out, sizeof out);
     CHECK_STR(out, want);
 }
 
@@ -240,7 +235,7 @@ static void test_masking(void)
                       { "Authorization: token abc", 24, 0, { 0, 0 } }, { "--password", 10, 0, { 0, 0 } } };
     char buf[256];
     const char *out[4];
-    CHECK(sgr_mask_argv(w, 4, buf, sizeof buf, out) == 0);
+    CHECK(sga_mask_argv(w, 4, buf, sizeof buf, out) == 0);
     CHECK_STR(out[2], "Authorization: token ***");
     CHECK_STR(out[3], "--password");
 }
@@ -250,12 +245,12 @@ static void test_log(void)
     char path[200], rot[256], err[600];
     snprintf(path, sizeof path, "%s/decisions.log", dir);
     snprintf(rot, sizeof rot, "%s.1", path);
-    sgr_declog *l = sgr_declog_open(path, 200, err, sizeof err);
+    sga_declog *l = sga_declog_open(path, 200, err, sizeof err);
     CHECK(l != NULL);
     const char line[] = "{\"x\":\"0123456789012345678901234567890123456789012345678901234567890123456789\"}\n";
     for (int i = 0; i < 7; i++)
-        CHECK(sgr_declog_append(l, line, sizeof line - 1, err, sizeof err) == 0);
-    sgr_declog_close(l);
+        CHECK(sga_declog_append(l, line, sizeof line - 1, err, sizeof err) == 0);
+    sga_declog_close(l);
     struct stat a, b;
     CHECK(stat(path, &a) == 0 && stat(rot, &b) == 0);
     /* never over the cap; whole lines only; 7 lines over two files */
@@ -263,21 +258,21 @@ static void test_log(void)
     CHECK((a.st_size + b.st_size) % (long)(sizeof line - 1) == 0);
     CHECK(a.st_size + b.st_size >= 2 * (long)(sizeof line - 1));
     /* a full disk: a clear error, and nothing else happens */
-    l = sgr_declog_open("/dev/full", 0, err, sizeof err);
+    l = sga_declog_open("/dev/full", 0, err, sizeof err);
     CHECK(l != NULL);
     if (l) {
-        CHECK(sgr_declog_append(l, line, sizeof line - 1, err, sizeof err) == -1);
+        CHECK(sga_declog_append(l, line, sizeof line - 1, err, sizeof err) == -1);
         CHECK(strstr(err, "No space left on device") != NULL);
-        sgr_declog_close(l);
+        sga_declog_close(l);
     }
-    CHECK(sgr_declog_open("/nonexistent/dir/log", 0, err, sizeof err) == NULL);
+    CHECK(sga_declog_open("/nonexistent/dir/log", 0, err, sizeof err) == NULL);
 }
 
 /* The cost of one admission through the file backend (lock, read, verify,
  * write, fsync, rename), printed for docs/admission.md. */
-static void bench(sgr_admit *a)
+static void bench(sga_store *a)
 {
-    sgr_admit_limit l = { "bench", 2, { 1000000, 1000000 }, { 1, 2 } };
+    sga_limit l = { "bench", 2, { 1000000, 1000000 }, { 1, 2 } };
     l.count[0] = l.count[1] = 100;
     int rc, n = 200;
     struct timespec t0, t1;
@@ -303,15 +298,14 @@ int main(void)
     }
     char path[256], err[600];
     snprintf(path, sizeof path, "%s/sub/state", dir);
-    sgr_admit_set_clock(fake_clock, NULL);
-    sgr_admit *a = sgr_admit_file_open(path, err, sizeof err);
+    sga_store *a = sga_file_open(path, err, sizeof err);
     CHECK(a != NULL);
     test_windows(a);
     test_clock_back(a);
     test_corrupt(a, path);
     test_approvals(a);
     bench(a);
-    sgr_admit_close(a);
+    sga_store_close(a);
     struct stat st;
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
     test_messages();

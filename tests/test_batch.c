@@ -2,9 +2,10 @@
  * command of the packs' case files and of the fuzz corpora, spelled as JSON lines
  * in several ways, must parse to the same request (or the same error) through
  * sg_batch_parse as through cJSON alone, and every answer sg_batch_write prints
- * must be byte for byte what cJSON prints for sg_batch_result_json, under each
- * shipped pack and for verdicts with every optional field.  Also the block
- * reader: lines split as getline and the old loop split them. */
+ * must be byte for byte what cJSON prints for ref_result_json (tests/json_ref.h,
+ * the tree built on its own), under each shipped pack and for verdicts with every
+ * optional field.  Also the block reader: lines split as getline and the old loop
+ * split them. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "slurp.h"
 #include "lib/policy.h"
 #include "lib/batch.h"
+#include "tests/json_ref.h"
 #include "common/alloc.h"
 
 #define NPACKS 4
@@ -98,7 +100,7 @@ static void compare_answers(int p, const sg_batch_req *req, const char *line)
         sg_batch_out v = outs[k < 6 ? k : 3];
         if (k >= 6)
             v.wait_s = waits[k - 6];
-        cJSON *o = sg_batch_result_json(t, r, &v);
+        cJSON *o = ref_result_json(t, r, &v);
         char *want = o ? cJSON_PrintUnformatted(o) : NULL;
         sg_batch_buf b = { NULL, 0, 0 };
         int w = sg_batch_write(&b, t, r, &v);
@@ -143,7 +145,7 @@ static void check_line(const char *line, size_t n, int want_fast, int answers)
         for (int p = 0; p < NPACKS; p++)
             compare_answers(p, &a, line);
     if (ea) {                                   /* the error line, both ways */
-        cJSON *o = sg_batch_error_json(ea);
+        cJSON *o = ref_error_json(ea);
         char *want = cJSON_PrintUnformatted(o);
         sg_batch_buf ob = { NULL, 0, 0 };
         CHECK(sg_batch_write_error(&ob, ea) == 0 && ob.len == strlen(want) + 1 && memcmp(ob.s, want, ob.len - 1) == 0);

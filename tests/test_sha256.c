@@ -1,7 +1,7 @@
 /* test_sha256.c - the FIPS 180-4 test vectors, including a multi-block message
  * fed in odd-sized pieces. */
 #include "check.h"
-#include "compiler/sha256.h"
+#include "common/sha256.h"
 
 static void hex(const uint8_t d[32], char out[65])
 {
@@ -12,13 +12,13 @@ static void hex(const uint8_t d[32], char out[65])
 static const char *digest(const char *msg, size_t piece)
 {
     static char out[65];
-    sgc_sha256 c;
+    sg_sha256 c;
     uint8_t d[32];
     size_t n = strlen(msg);
-    sgc_sha256_init(&c);
+    sg_sha256_init(&c);
     for (size_t i = 0; i < n; i += piece)
-        sgc_sha256_update(&c, msg + i, n - i < piece ? n - i : piece);
-    sgc_sha256_final(&c, d);
+        sg_sha256_update(&c, msg + i, n - i < piece ? n - i : piece);
+    sg_sha256_final(&c, d);
     hex(d, out);
     return out;
 }

@@ -1,5 +1,5 @@
 /* sha256.c - SHA-256 as FIPS 180-4 specifies it; written for clarity, not speed
- * (it hashes rule sources once per compilation). */
+ * (rule sources once per compilation, an approval id per ask). */
 #include "sha256.h"
 #include <string.h>
 
@@ -16,7 +16,7 @@ static const uint32_t K[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void block(sgc_sha256 *c, const uint8_t *p)
+static void block(sg_sha256 *c, const uint8_t *p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -38,7 +38,7 @@ static void block(sgc_sha256 *c, const uint8_t *p)
     c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
 }
 
-void sgc_sha256_init(sgc_sha256 *c)
+void sg_sha256_init(sg_sha256 *c)
 {
     static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
@@ -47,7 +47,7 @@ void sgc_sha256_init(sgc_sha256 *c)
     c->nbuf = 0;
 }
 
-void sgc_sha256_update(sgc_sha256 *c, const void *data, size_t n)
+void sg_sha256_update(sg_sha256 *c, const void *data, size_t n)
 {
     const uint8_t *p = data;
     c->bytes += n;
@@ -64,18 +64,18 @@ void sgc_sha256_update(sgc_sha256 *c, const void *data, size_t n)
     }
 }
 
-void sgc_sha256_final(sgc_sha256 *c, uint8_t out[32])
+void sg_sha256_final(sg_sha256 *c, uint8_t out[32])
 {
     uint64_t bits = c->bytes * 8;
     uint8_t pad = 0x80;
-    sgc_sha256_update(c, &pad, 1);
+    sg_sha256_update(c, &pad, 1);
     pad = 0;
     while (c->nbuf != 56)
-        sgc_sha256_update(c, &pad, 1);
+        sg_sha256_update(c, &pad, 1);
     uint8_t len[8];
     for (int i = 0; i < 8; i++)
         len[i] = (uint8_t)(bits >> (56 - 8 * i));
-    sgc_sha256_update(c, len, 8);
+    sg_sha256_update(c, len, 8);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (uint8_t)(c->h[i] >> 24);
         out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "declog.h"
+#include "admit/declog.h"
 #include "common/alloc.h"
 
 /* ---- masking -------------------------------------------------------------------- */
@@ -345,7 +345,7 @@ static void mask_word(ob *o, mstate *m, const char *w, size_t n, int raw)
         m->mask_next = 2;
 }
 
-size_t sgr_mask_line(const char *in, size_t n, char *out, size_t cap)
+size_t sga_mask_line(const char *in, size_t n, char *out, size_t cap)
 {
     ob o = { out, 0, cap, 0 };
     if (cap == 0)
@@ -393,7 +393,7 @@ size_t sgr_mask_line(const char *in, size_t n, char *out, size_t cap)
     return o.n;
 }
 
-int sgr_mask_argv(const sgr_word *argv, uint32_t argc, char *buf, size_t cap, const char **out)
+int sga_mask_argv(const sgr_word *argv, uint32_t argc, char *buf, size_t cap, const char **out)
 {
     mstate m = { 1, 0, 0 };
     size_t at = 0;
@@ -497,12 +497,12 @@ static void jmasked(jb *b, const char *s, size_t n)
         b->oom = 1;
         return;
     }
-    size_t k = sgr_mask_line(s, n, m, cap);
+    size_t k = sga_mask_line(s, n, m, cap);
     jstr(b, m, k);
     sg_free(m);
 }
 
-int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len)
+int sga_declog_format(const sga_declog_entry *e, char **line, size_t *len)
 {
     jb b = { NULL, 0, 0, 0 };
     char tmp[128];
@@ -566,7 +566,7 @@ int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len)
         size_t cap = 3 * total + 16 * (size_t)s->argc + 16;
         char *buf = sg_malloc(cap);
         const char **mv = sg_malloc(sizeof *mv * (s->argc ? s->argc : 1));
-        if (!buf || !mv || sgr_mask_argv(s->argv, s->argc, buf, cap, mv) < 0) {
+        if (!buf || !mv || sga_mask_argv(s->argv, s->argc, buf, cap, mv) < 0) {
             sg_free(buf);
             sg_free(mv);
             b.oom = 1;
@@ -618,7 +618,7 @@ int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len)
 
 /* ---- appending ---------------------------------------------------------------------- */
 
-struct sgr_declog {
+struct sga_declog {
     char *path, *rot;
     uint64_t max;
     int fd;
@@ -629,9 +629,9 @@ static int open_log(const char *path)
     return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 }
 
-sgr_declog *sgr_declog_open(const char *path, uint64_t max_bytes, char *err, size_t errlen)
+sga_declog *sga_declog_open(const char *path, uint64_t max_bytes, char *err, size_t errlen)
 {
-    sgr_declog *l = sg_calloc(1, sizeof *l);
+    sga_declog *l = sg_calloc(1, sizeof *l);
     size_t n = strlen(path);
     if (!l || !(l->path = sg_strndup(path, n)) || !(l->rot = sg_malloc(n + 3))) {
         if (l) {
@@ -647,13 +647,13 @@ sgr_declog *sgr_declog_open(const char *path, uint64_t max_bytes, char *err, siz
     l->fd = open_log(path);
     if (l->fd < 0) {
         snprintf(err, errlen, "decision log %s: %s", path, strerror(errno));
-        sgr_declog_close(l);
+        sga_declog_close(l);
         return NULL;
     }
     return l;
 }
 
-void sgr_declog_close(sgr_declog *l)
+void sga_declog_close(sga_declog *l)
 {
     if (!l)
         return;
@@ -665,7 +665,7 @@ void sgr_declog_close(sgr_declog *l)
 }
 
 /* Lock the file that is at path now (reopening when another writer rotated it). */
-static int lock_current(sgr_declog *l, struct stat *st)
+static int lock_current(sga_declog *l, struct stat *st)
 {
     for (int tries = 0; tries < 8; tries++) {
         while (flock(l->fd, LOCK_EX) != 0)
@@ -686,7 +686,7 @@ static int lock_current(sgr_declog *l, struct stat *st)
     return -1;
 }
 
-int sgr_declog_append(sgr_declog *l, const char *line, size_t len, char *err, size_t errlen)
+int sga_declog_append(sga_declog *l, const char *line, size_t len, char *err, size_t errlen)
 {
     struct stat st;
     if (lock_current(l, &st) < 0) {

@@ -1,7 +1,7 @@
 /* declog.h - the decision log: one JSON object a line, secrets masked, appended
  * atomically by any number of processes, size-capped with rotation.
  *
- * A line is formatted in memory (sgr_declog_format), then appended with one
+ * A line is formatted in memory (sga_declog_format), then appended with one
  * write() to a file opened O_APPEND while holding flock on it, so lines of
  * concurrent writers never interleave or tear, however long they are.  Before the
  * write, a writer that finds the file at or over its cap renames it to FILE.1
@@ -10,32 +10,32 @@
  * twice.  Errors (a full disk, a read-only file system) come back as text; the
  * caller reports them and keeps its decision.
  *
- * Masking (sgr_mask_*): values of secret-looking assignments and options
+ * Masking (sga_mask_*): values of secret-looking assignments and options
  * (TOKEN=, *_KEY=, PASSWORD=, --password, --token, mysql -p), HTTP credentials
  * (Authorization:, Cookie:, X-Api-Key:), URL passwords (https://u:PW@host) and
  * known key formats (AKIA..., ghp_..., github_pat_..., sk-..., xox?-..., glpat-...,
  * AIza..., PEM private keys) become "***".  Masking errs toward hiding: a log
  * is for auditing decisions, not for replaying commands.
  *
- * Ownership: sgr_declog_format returns an sg_malloc'd line the caller frees.
+ * Ownership: sga_declog_format returns an sg_malloc'd line the caller frees.
  * Nothing here prints. */
-#ifndef SGR_DECLOG_H
-#define SGR_DECLOG_H
+#ifndef SGA_DECLOG_H
+#define SGA_DECLOG_H
 #include <stddef.h>
 #include <stdint.h>
-#include "eval.h"
+#include "runtime/eval.h"
 
 /* Mask a raw command line (or any text) into out (cap bytes, NUL-terminated).
  * Returns the length written; out is truncated (never overflowed) when cap is short:
  * 3 * n + 16 bytes always suffice. */
-size_t sgr_mask_line(const char *in, size_t n, char *out, size_t cap);
+size_t sga_mask_line(const char *in, size_t n, char *out, size_t cap);
 
 /* Mask argv words (already unquoted) in place of copies: out[i] points into buf
  * (cap bytes; 3 * total + 16 * argc suffices).  Context matters (`mysql -p X`,
  * `--token X`), so the whole argv is masked at once.  Returns 0, -1 when buf is short. */
-int sgr_mask_argv(const sgr_word *argv, uint32_t argc, char *buf, size_t cap, const char **out);
+int sga_mask_argv(const sgr_word *argv, uint32_t argc, char *buf, size_t cap, const char **out);
 
-typedef struct sgr_declog_entry {
+typedef struct sga_declog_entry {
     int64_t now_ns;
     const char *agent;                 /* NULL: "default" */
     const char *cwd;
@@ -51,18 +51,18 @@ typedef struct sgr_declog_entry {
     const char *approval_id;           /* hex, or NULL */
     const char *approved;              /* scope name that let an ask through, or NULL */
     const char *error;                 /* admission or state error, or NULL */
-} sgr_declog_entry;
+} sga_declog_entry;
 
 /* Format one entry as a JSON line ending in '\n'.  0, or -1 on OOM. */
-int sgr_declog_format(const sgr_declog_entry *e, char **line, size_t *len);
+int sga_declog_format(const sga_declog_entry *e, char **line, size_t *len);
 
-typedef struct sgr_declog sgr_declog;
+typedef struct sga_declog sga_declog;
 
 /* Open (creating 0600) path for appending; max_bytes 0: no cap.  NULL with err. */
-sgr_declog *sgr_declog_open(const char *path, uint64_t max_bytes, char *err, size_t errlen);
+sga_declog *sga_declog_open(const char *path, uint64_t max_bytes, char *err, size_t errlen);
 /* Append one line atomically, rotating first when the file is at its cap.
  * 0, or -1 with err ("decision log FILE: No space left on device"). */
-int sgr_declog_append(sgr_declog *l, const char *line, size_t len, char *err, size_t errlen);
-void sgr_declog_close(sgr_declog *l);
+int sga_declog_append(sga_declog *l, const char *line, size_t len, char *err, size_t errlen);
+void sga_declog_close(sga_declog *l);
 
 #endif

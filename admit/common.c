@@ -1,15 +1,15 @@
-/* admit.c - admission helpers every backend shares: the clock, the exact window
+/* common.c - admission helpers every store shares (admit_int.h): the clock, the exact window
  * arithmetic, limit messages, approval material and the over-broad check. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "admit.h"
+#include "admit/admit_int.h"
 
-const char *sgr_approve_scope_name(int scope)
+const char *sga_scope_name(int scope)
 {
     static const char *const names[] = {
 #define X(id, name) name,
-        SGR_APPROVE_SCOPES(X)
+        SGA_APPROVE_SCOPES(X)
 #undef X
     };
     return scope >= 0 && scope < (int)(sizeof names / sizeof *names) ? names[scope] : "none";
@@ -17,23 +17,7 @@ const char *sgr_approve_scope_name(int scope)
 
 /* ---- the clock ----------------------------------------------------------------- */
 
-static sgr_clock_fn clock_fn;
-static void *clock_ud;
-
-void sgr_admit_set_clock(sgr_clock_fn fn, void *ud)
-{
-    clock_fn = fn;
-    clock_ud = ud;
-}
-
-int64_t sgr_admit_now(void)
-{
-    if (clock_fn)
-        return clock_fn(clock_ud);
-    return sgr_admit_wall_ns();
-}
-
-int64_t sgr_admit_wall_ns(void)
+int64_t sga_wall_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -42,8 +26,8 @@ int64_t sgr_admit_wall_ns(void)
 
 /* ---- windows ------------------------------------------------------------------- */
 
-int64_t sgr_admit_window_wait(const sgr_admit_limit *l, const int64_t *ring, uint32_t cap, uint32_t head,
-                              uint32_t n, int64_t now_ns, uint32_t *window)
+int64_t sga_window_wait(const sga_limit *l, const int64_t *ring, uint32_t cap, uint32_t head,
+                        uint32_t n, int64_t now_ns, uint32_t *window)
 {
     int64_t worst = 0;
     *window = 0;
@@ -84,8 +68,8 @@ static void per_text(char *out, size_t n, uint32_t s)
     snprintf(out, n, "%u second%s", s, s == 1 ? "" : "s");
 }
 
-char *sgr_admit_message(char *out, size_t n, const char *tmpl, const sgr_admit_limit *l, uint32_t window,
-                        int64_t wait_ns)
+char *sga_limit_message(char *out, size_t n, const char *tmpl, const sga_limit *l, uint32_t window,
+                       int64_t wait_ns)
 {
     if (n == 0)
         return out;
@@ -150,7 +134,7 @@ static void put_field(buf *b, uint8_t tag, const char *s, size_t n)
     put(b, s, n);
 }
 
-size_t sgr_admit_approval_material(const sgr_result *r, const char *cwd, uint8_t *out, size_t n)
+size_t sga_approval_material(const sgr_result *r, const char *cwd, uint8_t *out, size_t n)
 {
     buf b = { out, 0, n };
     put_field(&b, 'V', "shellgate-approval-1", 20);
@@ -208,8 +192,8 @@ static int is_broad(const sgr_table *t, const char *p, size_t n)
     return ps && (ps->flags & (SGT_PROG_WRAPPER | SGT_PROG_JOIN)) != 0;
 }
 
-int sgr_admit_risky(const sgr_table *t, const sgr_result *r, char *progs, size_t n, uint32_t *len,
-                    const char **which)
+int sga_risky(const sgr_table *t, const sgr_result *r, char *progs, size_t n, uint32_t *len,
+              const char **which)
 {
     int risky = 0;
     size_t k = 0;

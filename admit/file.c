@@ -1,4 +1,4 @@
-/* admit_file.c - the file backend of admission (admit.h): one state file shared by
+/* file.c - the file store of admission (admit_int.h): one state file shared by
  * every process of one user, updated under a lock and replaced atomically.
  *
  * Concurrency: every operation takes flock(LOCK_EX) on STATE.lock (a separate file,
@@ -31,7 +31,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "admit.h"
+#include "admit/admit_int.h"
 #include "common/alloc.h"
 #include "common/checksum.h"
 
@@ -54,14 +54,14 @@ typedef struct fkey {
 } fkey;
 
 typedef struct fappr {
-    uint8_t id[SGR_APPROVAL_LEN];
+    uint8_t id[SGA_APPROVAL_LEN];
     uint32_t scope;
     int64_t created;
     char *session;
 } fappr;
 
 typedef struct fpend {
-    uint8_t id[SGR_APPROVAL_LEN];
+    uint8_t id[SGA_APPROVAL_LEN];
     int64_t created;
     uint32_t risky;
     char *s[4];                       /* cmd, cwd, agent, progs */
@@ -79,13 +79,13 @@ typedef struct fstate {
 } fstate;
 
 typedef struct fadmit {
-    sgr_admit base;
+    sga_store base;
     char *path, *lock, *tmp;
 } fadmit;
 
 static int crash_point;
 
-void sgr_admit_file_test_crash(int point)
+void sga_file_test_crash(int point)
 {
     crash_point = point;
 }
@@ -252,10 +252,10 @@ static int state_parse(const uint8_t *d, size_t n, fstate *s, const char **why)
         if (!h)
             break;
         fappr *a = &s->appr[s->nappr];
-        memcpy(a->id, h, SGR_APPROVAL_LEN);
+        memcpy(a->id, h, SGA_APPROVAL_LEN);
         a->scope = rd32(h + 16);
         a->created = rd64(h + 24);
-        if (a->scope != SGR_APPROVE_ONCE && a->scope != SGR_APPROVE_SESSION) {
+        if (a->scope != SGA_APPROVE_ONCE && a->scope != SGA_APPROVE_SESSION) {
             r.bad = 1;
             break;
         }
@@ -268,7 +268,7 @@ static int state_parse(const uint8_t *d, size_t n, fstate *s, const char **why)
         if (!h)
             break;
         fpend *p = &s->pend[s->npend];
-        memcpy(p->id, h, SGR_APPROVAL_LEN);
+        memcpy(p->id, h, SGA_APPROVAL_LEN);
         p->created = rd64(h + 16);
         p->risky = rd32(h + 24);
         static const uint32_t max[4] = { 4095, 1023, 255, 1023 };
@@ -346,7 +346,7 @@ static int state_write_image(const fstate *s, wb *b)
     for (uint32_t i = 0; i < s->nappr; i++) {
         const fappr *a = &s->appr[i];
         uint32_t sl = (uint32_t)strlen(a->session);
-        wput(b, a->id, SGR_APPROVAL_LEN);
+        wput(b, a->id, SGA_APPROVAL_LEN);
         w32(b, a->scope);
         w32(b, sl);
         w64(b, a->created);
@@ -354,7 +354,7 @@ static int state_write_image(const fstate *s, wb *b)
     }
     for (uint32_t i = 0; i < s->npend; i++) {
         const fpend *p = &s->pend[i];
-        wput(b, p->id, SGR_APPROVAL_LEN);
+        wput(b, p->id, SGA_APPROVAL_LEN);
         w64(b, p->created);
         w32(b, p->risky);
         for (int k = 0; k < 4; k++)
@@ -527,7 +527,7 @@ static fkey *find_key(fstate *s, const char *name, uint32_t nl)
     return NULL;
 }
 
-static uint32_t limit_ring(const sgr_admit_limit *l, int64_t *span)
+static uint32_t limit_ring(const sga_limit *l, int64_t *span)
 {
     uint32_t cap = 1;
     *span = 0;
@@ -541,7 +541,7 @@ static uint32_t limit_ring(const sgr_admit_limit *l, int64_t *span)
 }
 
 /* The key for (agent, pack, limit), created empty or resized to the limit's ring. */
-static fkey *get_key(fstate *s, const char *name, uint32_t nl, const sgr_admit_limit *l)
+static fkey *get_key(fstate *s, const char *name, uint32_t nl, const sga_limit *l)
 {
     int64_t span;
     uint32_t cap = limit_ring(l, &span);
@@ -628,8 +628,8 @@ static int key_name(char *out, size_t n, const char *agent, const char *pack, co
 static int find_appr(const fstate *s, const uint8_t *id, uint32_t scope, const char *session)
 {
     for (uint32_t i = 0; i < s->nappr; i++)
-        if (s->appr[i].scope == scope && memcmp(s->appr[i].id, id, SGR_APPROVAL_LEN) == 0
-            && (scope != SGR_APPROVE_SESSION || strcmp(s->appr[i].session, session ? session : "") == 0))
+        if (s->appr[i].scope == scope && memcmp(s->appr[i].id, id, SGA_APPROVAL_LEN) == 0
+            && (scope != SGA_APPROVE_SESSION || strcmp(s->appr[i].session, session ? session : "") == 0))
             return (int)i;
     return -1;
 }
@@ -660,10 +660,10 @@ static char *dup_cap(const char *s, size_t len, size_t max, uint32_t *out)
 }
 
 /* Remember an unapproved ask (newest wins; the oldest is dropped past the cap). */
-static int add_pending(fstate *s, const sgr_admit_req *q, int64_t now)
+static int add_pending(fstate *s, const sga_req *q, int64_t now)
 {
     for (uint32_t i = 0; i < s->npend; i++)
-        if (memcmp(s->pend[i].id, q->approval, SGR_APPROVAL_LEN) == 0) {
+        if (memcmp(s->pend[i].id, q->approval, SGA_APPROVAL_LEN) == 0) {
             drop_pend(s, i);
             break;
         }
@@ -671,7 +671,7 @@ static int add_pending(fstate *s, const sgr_admit_req *q, int64_t now)
         drop_pend(s, 0);
     fpend *p = &s->pend[s->npend];
     memset(p, 0, sizeof *p);
-    memcpy(p->id, q->approval, SGR_APPROVAL_LEN);
+    memcpy(p->id, q->approval, SGA_APPROVAL_LEN);
     p->created = now;
     p->risky = q->risky != 0;
     p->s[0] = dup_cap(q->cmd, q->cmd ? strlen(q->cmd) : 0, 4095, &p->l[0]);
@@ -689,7 +689,7 @@ static int add_pending(fstate *s, const sgr_admit_req *q, int64_t now)
     return p->s[0] && p->s[1] && p->s[2] && p->s[3] ? 0 : -1;
 }
 
-static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, char *err, size_t errlen)
+static int file_check(sga_store *a, const sga_req *q, sga_res *res, char *err, size_t errlen)
 {
     fadmit *f = (fadmit *)a;
     memset(res, 0, sizeof *res);
@@ -720,10 +720,10 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
 
     int ai = -1;
     if (q->ask) {
-        if ((ai = find_appr(&s, q->approval, SGR_APPROVE_ONCE, NULL)) >= 0)
-            res->approved = SGR_APPROVE_ONCE;
-        else if ((ai = find_appr(&s, q->approval, SGR_APPROVE_SESSION, q->session)) >= 0)
-            res->approved = SGR_APPROVE_SESSION;
+        if ((ai = find_appr(&s, q->approval, SGA_APPROVE_ONCE, NULL)) >= 0)
+            res->approved = SGA_APPROVE_ONCE;
+        else if ((ai = find_appr(&s, q->approval, SGA_APPROVE_SESSION, q->session)) >= 0)
+            res->approved = SGA_APPROVE_SESSION;
     }
     if (q->ask && !res->approved) {
         /* waiting for a person: remember it for `approve`, take no slot */
@@ -748,7 +748,7 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
         }
         kidx[i] = (uint32_t)(k - s.keys);
         uint32_t w;
-        int64_t wait = sgr_admit_window_wait(&q->limits[i], k->ts, k->cap, k->head, k->n, now, &w);
+        int64_t wait = sga_window_wait(&q->limits[i], k->ts, k->cap, k->head, k->n, now, &w);
         if (wait > res->wait_ns) {
             res->rate_limited = 1;
             res->wait_ns = wait;
@@ -760,9 +760,9 @@ static int file_check(sgr_admit *a, const sgr_admit_req *q, sgr_admit_res *res, 
         res->admitted = 1;
         for (uint32_t i = 0; i < nl; i++)
             key_push(&s.keys[kidx[i]], now);
-        if (res->approved == SGR_APPROVE_ONCE)
+        if (res->approved == SGA_APPROVE_ONCE)
             drop_appr(&s, (uint32_t)ai);
-        dirty |= nl > 0 || res->approved == SGR_APPROVE_ONCE;
+        dirty |= nl > 0 || res->approved == SGA_APPROVE_ONCE;
     }
 store:
     if (rc == 0 && dirty) {
@@ -779,8 +779,8 @@ out:
     return rc;
 }
 
-static int file_approve(sgr_admit *a, const uint8_t id[SGR_APPROVAL_LEN], int scope, const char *session,
-                        int64_t now_ns, sgr_admit_pending *p, char *err, size_t errlen)
+static int file_approve(sga_store *a, const uint8_t id[SGA_APPROVAL_LEN], int scope, const char *session,
+                        int64_t now_ns, sga_pending *p, char *err, size_t errlen)
 {
     fadmit *f = (fadmit *)a;
     memset(p, 0, sizeof *p);
@@ -795,7 +795,7 @@ static int file_approve(sgr_admit *a, const uint8_t id[SGR_APPROVAL_LEN], int sc
     int rc = 1;
     for (uint32_t i = 0; i < s.npend; i++) {
         fpend *e = &s.pend[i];
-        if (memcmp(e->id, id, SGR_APPROVAL_LEN) != 0)
+        if (memcmp(e->id, id, SGA_APPROVAL_LEN) != 0)
             continue;
         snprintf(p->cmd, sizeof p->cmd, "%s", e->s[0]);
         snprintf(p->cwd, sizeof p->cwd, "%s", e->s[1]);
@@ -805,7 +805,7 @@ static int file_approve(sgr_admit *a, const uint8_t id[SGR_APPROVAL_LEN], int sc
         p->risky = (int)e->risky;
         p->when_ns = e->created;
         rc = 0;
-        if (scope == SGR_APPROVE_ALWAYS) {
+        if (scope == SGA_APPROVE_ALWAYS) {
             /* the caller writes the overlay; the command stays pending until then */
             break;
         }
@@ -814,11 +814,11 @@ static int file_approve(sgr_admit *a, const uint8_t id[SGR_APPROVAL_LEN], int sc
                 drop_appr(&s, 0);
             fappr *ap = &s.appr[s.nappr];
             memset(ap, 0, sizeof *ap);
-            memcpy(ap->id, id, SGR_APPROVAL_LEN);
+            memcpy(ap->id, id, SGA_APPROVAL_LEN);
             ap->scope = (uint32_t)scope;
             ap->created = now_ns;
             uint32_t sl;
-            const char *ss = scope == SGR_APPROVE_SESSION && session ? session : "";
+            const char *ss = scope == SGA_APPROVE_SESSION && session ? session : "";
             ap->session = dup_cap(ss, strlen(ss), 255, &sl);
             if (!ap->session) {
                 rc = fail(err, errlen, "out of memory%s%s", "", "");
@@ -835,7 +835,7 @@ static int file_approve(sgr_admit *a, const uint8_t id[SGR_APPROVAL_LEN], int sc
     return rc;
 }
 
-static int file_reset(sgr_admit *a, char *err, size_t errlen)
+static int file_reset(sga_store *a, char *err, size_t errlen)
 {
     fadmit *f = (fadmit *)a;
     int lfd = lock_state(f, err, errlen);
@@ -857,7 +857,7 @@ static int file_reset(sgr_admit *a, char *err, size_t errlen)
     return rc;
 }
 
-static void file_close(sgr_admit *a)
+static void file_close(sga_store *a)
 {
     fadmit *f = (fadmit *)a;
     sg_free(f->path);
@@ -866,11 +866,11 @@ static void file_close(sgr_admit *a)
     sg_free(f);
 }
 
-static const sgr_admit_backend file_backend = {
+static const sga_backend file_backend = {
     "file", file_check, file_approve, file_reset, file_close,
 };
 
-int sgr_admit_default_path(char *buf, size_t n)
+int sga_default_path(char *buf, size_t n)
 {
     const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
     int k;
@@ -894,11 +894,11 @@ static char *suffixed(const char *p, const char *suf)
     return s;
 }
 
-sgr_admit *sgr_admit_file_open(const char *path, char *err, size_t errlen)
+sga_store *sga_file_open(const char *path, char *err, size_t errlen)
 {
     char def[4096];
     if (!path) {
-        if (sgr_admit_default_path(def, sizeof def) < 0) {
+        if (sga_default_path(def, sizeof def) < 0) {
             snprintf(err, errlen, "no state file: set XDG_STATE_HOME or HOME, or give --state FILE");
             return NULL;
         }
@@ -916,7 +916,7 @@ sgr_admit *sgr_admit_file_open(const char *path, char *err, size_t errlen)
     return &f->base;
 }
 
-const char *sgr_admit_file_path(const sgr_admit *a)
+const char *sga_file_path(const sga_store *a)
 {
     return ((const fadmit *)a)->path;
 }

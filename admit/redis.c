@@ -1,4 +1,4 @@
-/* admit_redis.c - the Redis backend of admission (admit.h, admit_store.h): rate
+/* redis.c - the Redis store of admission (admit_int.h): rate
  * limits and approvals shared by every host of a fleet.
  *
  * One admission is one server-side Lua script (ADMIT_LUA below), run with EVALSHA
@@ -32,7 +32,7 @@
  * connection that failed is dropped, and for a second the store is treated as down
  * without trying again (a long-running caller does not pay the timeout per
  * command).  Down or slow: refuse (the default) or use the local state file,
- * warned (admit_store.h).  SIGPIPE from a peer that went away is blocked and
+ * warned (admit.h).  SIGPIPE from a peer that went away is blocked and
  * swallowed around each exchange, so it cannot kill the caller. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "admit_store.h"
+#include "admit/admit_int.h"
 #include "common/alloc.h"
 
 #define MAX_RING 100000                 /* as the file store */
@@ -62,7 +62,7 @@
  * (limit, window) listed, entry being the count-th newest admission ("" for
  * `0 per W`), from which the caller computes the exact wait. */
 static const char ADMIT_LUA[] =
-    "-- shellgate admission: one atomic check-and-record (runtime/admit_redis.c)\n"
+    "-- shellgate admission: one atomic check-and-record (admit/redis.c)\n"
     "local function split(e) return tonumber(string.sub(e, 1, -10)), tonumber(string.sub(e, -9)) end\n"
     "local clock = redis.call('HMGET', KEYS[1], 'max', 'test')\n"
     "local injected = ARGV[3] == '1'\n"
@@ -131,7 +131,7 @@ static const char ADMIT_LUA[] =
  * ("0"), 2 its ttl ms.  Returns the pending hash (field, value, ...), or {} when
  * no such command waits; recording consumes the pending entry. */
 static const char APPROVE_LUA[] =
-    "-- shellgate approval (runtime/admit_redis.c)\n"
+    "-- shellgate approval (admit/redis.c)\n"
     "local p = redis.call('HGETALL', KEYS[1])\n"
     "if #p == 0 then return {} end\n"
     "if ARGV[1] == '1' then\n"
@@ -158,22 +158,22 @@ typedef struct args {
 } args;
 
 typedef struct radmit {
-    sgr_admit base;
+    sga_store base;
     char *url, *host, *prefix, *state;
     int port, db, down;
     uint32_t timeout_ms;
-    sgr_store_warn_fn warn;
+    sga_warn_fn warn;
     void *warn_ud;
     redisContext *c;
     int64_t retry_at;                   /* CLOCK_MONOTONIC ns: down until then */
     char last_why[400];
     int on_local;                       /* the last operation went to the local store */
-    sgr_admit *local;                   /* the fallback, opened on first need */
+    sga_store *local;                   /* the fallback, opened on first need */
     script admit, approve;
     args *a;
 } radmit;
 
-static const sgr_admit_backend redis_backend;
+static const sga_backend redis_backend;
 
 /* ---- SHA-1 (FIPS 180-4), only to name a script for EVALSHA ------------------------ */
 
@@ -334,9 +334,9 @@ static int key(radmit *r, const char *kind, const char *p1, size_t l1, const cha
     return 0;
 }
 
-static void hex_id(const uint8_t id[SGR_APPROVAL_LEN], char out[2 * SGR_APPROVAL_LEN + 1])
+static void hex_id(const uint8_t id[SGA_APPROVAL_LEN], char out[2 * SGA_APPROVAL_LEN + 1])
 {
-    for (int i = 0; i < SGR_APPROVAL_LEN; i++)
+    for (int i = 0; i < SGA_APPROVAL_LEN; i++)
         snprintf(out + 2 * i, 3, "%02x", id[i]);
 }
 
@@ -506,7 +506,7 @@ static int warn_local(radmit *r, const char *why)
 {
     if (!r->local) {
         char err[600];
-        r->local = sgr_admit_file_open(r->state, err, sizeof err);
+        r->local = sga_file_open(r->state, err, sizeof err);
         if (!r->local) {
             snprintf(r->last_why, sizeof r->last_why, "%.290s", err);
             return -1;
@@ -516,7 +516,7 @@ static int warn_local(radmit *r, const char *why)
         char msg[1200];
         snprintf(msg, sizeof msg, "warning: the rate store %s cannot be used (%s); admitting against the local "
                  "state %s instead: limits hold per host, and approvals granted on other hosts are not seen, "
-                 "until it is back", r->url, why, sgr_admit_file_path(r->local));
+                 "until it is back", r->url, why, sga_file_path(r->local));
         r->warn(r->warn_ud, msg);
     }
     r->on_local = 1;
@@ -536,14 +536,14 @@ static void note_back(radmit *r)
 /* The store is down: refuse, or go local (1: the caller should use r->local). */
 static int down(radmit *r, const char *why, char *err, size_t errlen)
 {
-    if (r->down == SGR_STORE_DOWN_LOCAL && warn_local(r, why) == 0)
+    if (r->down == SGA_STORE_DOWN_LOCAL && warn_local(r, why) == 0)
         return 1;
     snprintf(err, errlen, "the shared rate store %s cannot be used (%s); it fails closed "
              "(--rate-store-down local would admit against the local state instead)", r->url, why);
     return -1;
 }
 
-static uint32_t ring_of(const sgr_admit_limit *l, int64_t *ttl_ms)
+static uint32_t ring_of(const sga_limit *l, int64_t *ttl_ms)
 {
     uint32_t cap = 1, span = 0;
     for (uint32_t w = 0; w < l->nwindows && w < SGT_MAX_WINDOWS; w++) {
@@ -555,13 +555,13 @@ static uint32_t ring_of(const sgr_admit_limit *l, int64_t *ttl_ms)
 }
 
 /* The arguments of ADMIT_LUA for q; -1 with err when a name is too long. */
-static int admit_args(radmit *r, const sgr_admit_req *q, uint32_t nl, char *err, size_t errlen)
+static int admit_args(radmit *r, const sga_req *q, uint32_t nl, char *err, size_t errlen)
 {
     args *a = r->a;
     args_reset(a);
     a->n = 2;                            /* EVALSHA sha */
     arg_num(a, 4 + (long long)nl);
-    char id[2 * SGR_APPROVAL_LEN + 1];
+    char id[2 * SGA_APPROVAL_LEN + 1];
     hex_id(q->approval, id);
     const char *sess = q->session ? q->session : "";
     const char *agent = q->agent ? q->agent : "default", *pack = q->pack ? q->pack : "";
@@ -594,7 +594,7 @@ static int admit_args(radmit *r, const sgr_admit_req *q, uint32_t nl, char *err,
     }
     arg_num(a, nl);
     for (uint32_t i = 0; i < nl; i++) {
-        const sgr_admit_limit *l = &q->limits[i];
+        const sga_limit *l = &q->limits[i];
         int64_t ttl;
         uint32_t nw = l->nwindows < SGT_MAX_WINDOWS ? l->nwindows : SGT_MAX_WINDOWS;
         arg_num(a, ring_of(l, &ttl));
@@ -618,7 +618,7 @@ static int reply_int(const redisReply *e, long long *v)
 }
 
 /* Read ADMIT_LUA's reply into res; -1 when it is not what the script returns. */
-static int admit_result(const redisReply *rep, const sgr_admit_req *q, uint32_t nl, sgr_admit_res *res)
+static int admit_result(const redisReply *rep, const sga_req *q, uint32_t nl, sga_res *res)
 {
     long long status, approved;
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 3 || (rep->elements - 3) % 3
@@ -659,7 +659,7 @@ static int admit_result(const redisReply *rep, const sgr_admit_req *q, uint32_t 
     return 0;
 }
 
-static int redis_check(sgr_admit *ad, const sgr_admit_req *q, sgr_admit_res *res, char *err, size_t errlen)
+static int redis_check(sga_store *ad, const sga_req *q, sga_res *res, char *err, size_t errlen)
 {
     radmit *r = (radmit *)ad;
     memset(res, 0, sizeof *res);
@@ -679,7 +679,7 @@ static int redis_check(sgr_admit *ad, const sgr_admit_req *q, sgr_admit_res *res
         snprintf(why, sizeof why, "the admission script returned something unexpected");
     }
     if (down(r, why, err, errlen) == 1)
-        return sgr_admit_check(r->local, q, res, err, errlen);
+        return sga_store_check(r->local, q, res, err, errlen);
     return -1;
 }
 
@@ -690,8 +690,8 @@ static void copy_field(char *dst, size_t cap, const redisReply *v)
     dst[n] = '\0';
 }
 
-static int redis_approve(sgr_admit *ad, const uint8_t id[SGR_APPROVAL_LEN], int scope, const char *session,
-                         int64_t now_ns, sgr_admit_pending *p, char *err, size_t errlen)
+static int redis_approve(sga_store *ad, const uint8_t id[SGA_APPROVAL_LEN], int scope, const char *session,
+                         int64_t now_ns, sga_pending *p, char *err, size_t errlen)
 {
     radmit *r = (radmit *)ad;
     char sess[sizeof p->agent];          /* session may point into *p, cleared next */
@@ -701,10 +701,10 @@ static int redis_approve(sgr_admit *ad, const uint8_t id[SGR_APPROVAL_LEN], int 
     args_reset(a);
     a->n = 2;
     arg_num(a, 2);
-    char hid[2 * SGR_APPROVAL_LEN + 1];
+    char hid[2 * SGA_APPROVAL_LEN + 1];
     hex_id(id, hid);
     int bad = key(r, "pending", hid, strlen(hid), NULL, 0, NULL, 0);
-    if (!bad && scope == SGR_APPROVE_SESSION)
+    if (!bad && scope == SGA_APPROVE_SESSION)
         bad = key(r, "session", hid, strlen(hid), sess, strlen(sess), NULL, 0);
     else if (!bad)
         bad = key(r, "once", hid, strlen(hid), NULL, 0, NULL, 0);
@@ -712,7 +712,7 @@ static int redis_approve(sgr_admit *ad, const uint8_t id[SGR_APPROVAL_LEN], int 
         snprintf(err, errlen, "session too long for a key");
         return -1;
     }
-    arg_str(a, scope == SGR_APPROVE_ONCE || scope == SGR_APPROVE_SESSION ? "1" : "0");
+    arg_str(a, scope == SGA_APPROVE_ONCE || scope == SGA_APPROVE_SESSION ? "1" : "0");
     arg_num(a, APPROVAL_TTL_MS);
     char why[400];
     redisReply *rep = run(r, &r->approve, why, sizeof why);
@@ -756,7 +756,7 @@ static int redis_approve(sgr_admit *ad, const uint8_t id[SGR_APPROVAL_LEN], int 
  * clock stepped back).  Not one transaction: admissions racing a reset may keep a
  * slot they took while it ran.  Never falls back: the operator means the shared
  * store. */
-static int redis_reset(sgr_admit *ad, char *err, size_t errlen)
+static int redis_reset(sga_store *ad, char *err, size_t errlen)
 {
     radmit *r = (radmit *)ad;
     char why[400], pat[128], clock[128];
@@ -809,12 +809,12 @@ static int redis_reset(sgr_admit *ad, char *err, size_t errlen)
     return rc;
 }
 
-static void redis_close(sgr_admit *ad)
+static void redis_close(sga_store *ad)
 {
     radmit *r = (radmit *)ad;
     if (r->c)
         redisFree(r->c);
-    sgr_admit_close(r->local);
+    sga_store_close(r->local);
     sg_free(r->url);
     sg_free(r->host);
     sg_free(r->prefix);
@@ -823,7 +823,7 @@ static void redis_close(sgr_admit *ad)
     sg_free(r);
 }
 
-static const sgr_admit_backend redis_backend = {
+static const sga_backend redis_backend = {
     "redis", redis_check, redis_approve, redis_reset, redis_close,
 };
 
@@ -886,7 +886,7 @@ bad:
     return -1;
 }
 
-sgr_admit *sgr_admit_redis_open(const sgr_admit_store_opts *o, char *err, size_t errlen)
+sga_store *sga_redis_open(const sga_store_opts *o, char *err, size_t errlen)
 {
     char host[256];
     int port, db;
@@ -905,7 +905,7 @@ sgr_admit *sgr_admit_redis_open(const sgr_admit_store_opts *o, char *err, size_t
         snprintf(err, errlen, "Redis key prefix must be 1 to 64 of [A-Za-z0-9_.-]");
         return NULL;
     }
-    if (o->down != SGR_STORE_DOWN_DENY && o->down != SGR_STORE_DOWN_LOCAL) {
+    if (o->down != SGA_STORE_DOWN_DENY && o->down != SGA_STORE_DOWN_LOCAL) {
         snprintf(err, errlen, "unknown failure mode %d", o->down);
         return NULL;
     }
@@ -923,7 +923,7 @@ sgr_admit *sgr_admit_redis_open(const sgr_admit_store_opts *o, char *err, size_t
     r->port = port;
     r->db = db;
     r->down = o->down;
-    r->timeout_ms = o->timeout_ms ? o->timeout_ms : SGR_STORE_TIMEOUT_MS;
+    r->timeout_ms = o->timeout_ms ? o->timeout_ms : SGA_STORE_TIMEOUT_MS;
     r->warn = o->warn;
     r->warn_ud = o->warn_ud;
     r->admit.text = ADMIT_LUA;
@@ -935,7 +935,7 @@ sgr_admit *sgr_admit_redis_open(const sgr_admit_store_opts *o, char *err, size_t
     return &r->base;
 }
 
-const char *sgr_admit_redis_url(const sgr_admit *a)
+const char *sga_redis_url(const sga_store *a)
 {
     return a && a->be == &redis_backend ? ((const radmit *)a)->url : NULL;
 }

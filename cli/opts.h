@@ -1,0 +1,60 @@
+/* opts.h - what the shellgate verbs share: the exit statuses, the usage text, the
+ * common options and their parser, loading the policy they name.  Public header
+ * only: the verbs that go through the face (check.c) include nothing else. */
+#ifndef SG_CLI_OPTS_H
+#define SG_CLI_OPTS_H
+#include <stddef.h>
+#include <stdio.h>
+#include "include/shellgate.h"
+
+#define EX_USAGE 64
+#define EX_DATAERR 65
+#define EX_NOINPUT 66
+#define EX_SOFTWARE 70
+#define EX_CANTCREAT 73
+
+extern const char *const prog_name;    /* "shellgate", for messages */
+
+/* Every verb's usage, to f. */
+void cli_usage(FILE *f);
+/* Diagnostics of a load (sg_diag_fn): one line to stderr. */
+void cli_print_diag(void *ud, const char *text);
+
+typedef struct cli {
+    const char *policy;
+    const char *cwd;
+    const char *roots[64];
+    size_t nroots;
+    const char *incs[64];
+    size_t ninc;
+    const char *out;
+    int json, batch, check_only, coverage;
+    /* admission (docs/admission.md) */
+    const char *state;                 /* --state FILE; NULL with admit: the default */
+    int admit, non_interactive;
+    const char *agent;
+    const char *log;
+    unsigned long long log_max;
+    int scope;                         /* approve: SG_APPROVE_* */
+    /* fleet (docs/fleet.md) */
+    const char *rate_store;            /* --rate-store URL */
+    int rate_down;                     /* SG_STORE_DOWN_* */
+    unsigned rate_timeout;             /* ms; 0: the default */
+    const char *require_sig, *deploy_scope;
+    char **rest;
+    int nrest;
+} cli;
+
+/* Parse options up to "--" or the first operand into o (zeroed by the caller);
+ * o->rest, o->nrest: the operands.  0, or -1 with the message printed. */
+int cli_parse_opts(cli *o, int argc, char **argv);
+/* The policy o names (-p, -I, --require-signature, --scope), diagnostics to
+ * stderr; NULL with *status (SG_E*) on failure. */
+sg_policy *cli_load_policy(const cli *o, int *status);
+/* The operands joined by spaces into one command line (malloc'd, freed
+ * with free); NULL when memory runs out. */
+char *cli_joined(char **v, int n, size_t *len);
+/* The exit status of a decision: 0 allow, 1 deny, 2 ask. */
+int cli_exit_for(sg_decision d);
+
+#endif
