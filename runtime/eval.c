@@ -1445,10 +1445,8 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     if (mode && (opaque || !base))
         return 0;                           /* no fixed part to walk through made links */
     patb b = *cls;
-    b.cap = 2 * nt + PATH_MAX + 8;
     b.n = 0;
-    if (!(b.el = sg_arena_alloc(&c->arena, sizeof *b.el * b.cap)))
-        return -1;
+    int lead_dirs = 0;
     /* the fixed part: the literal components before the first other one */
     uint32_t fixed = first;
     for (uint32_t k = first; !opaque;) {
@@ -1470,9 +1468,9 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
     uint32_t pl = 0;
     int unk = 0;
     if (opaque) {
-        pat_add(&b, SGR_PP_DIRS);           /* `$d/x`: x under some directories, or "/" */
+        lead_dirs = 1;                      /* `$d/x`: x under some directories, or "/" */
     } else if (!base && (first >= nt || !tok_lit(t->tk[first], '/'))) {
-        pat_add(&b, SGR_PP_DIRS);           /* relative to a place known at run time */
+        lead_dirs = 1;                      /* relative to a place known at run time */
         fixed = first;
     } else {
         char *txt = sg_arena_alloc(&c->arena, fixed - first + 1);
@@ -1509,11 +1507,16 @@ static int add_pattern_one(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *
         }
         if (!pre)
             return -1;
-        if (unk)
-            pat_add(&b, SGR_PP_DIRS);       /* below a descriptor: some place */
-        for (uint32_t i = 0; i < pl && !(pl == 1 && pre[0] == '/' && unk); i++)
-            pat_add(&b, SGR_PP_LIT | (uint32_t)(unsigned char)pre[i] << 8);
+        lead_dirs = unk;                    /* below a descriptor: some place */
     }
+    /* sized for what it holds, so a pattern costs the arena little */
+    b.cap = 2 * nt + pl + 8;
+    if (!(b.el = sg_arena_alloc(&c->arena, sizeof *b.el * b.cap)))
+        return -1;
+    if (lead_dirs)
+        pat_add(&b, SGR_PP_DIRS);
+    for (uint32_t i = 0; pre && i < pl && !(pl == 1 && pre[0] == '/' && unk); i++)
+        pat_add(&b, SGR_PP_LIT | (uint32_t)(unsigned char)pre[i] << 8);
     int lost = !base || unk || opaque;      /* counts as outside */
     uint32_t magic_after = fixed;           /* past the last wildcard or /proc, /dev name */
     uint32_t bnd[8], nbnd = 0;              /* past each of them (the last 8) */
@@ -2082,12 +2085,25 @@ static int push_below(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *r, ui
     return 0;
 }
 
+/* Could the walk of a path that resolved to r[0..rl) without a symlink meet a name
+ * made on the line: is one of them r or a directory above it (or a pattern)? */
+static int made_under(const sgr_ctx *c, const char *r, uint32_t rl)
+{
+    for (uint32_t i = 0; i < c->nmk; i++) {
+        const sgr_mkres *m = &c->mk[i];
+        if (m->npat || (m->nl <= rl && memcmp(m->name, r, m->nl) == 0 && (m->nl == rl || r[m->nl] == '/')))
+            return 1;
+    }
+    return 0;
+}
+
 static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl, uint32_t flags,
                         const char *cwd)
 {
     uint32_t rl = wl, cl = c->rcwdl;
     char *r = (char *)w;
     int in_cwd = 0;                         /* r is the resolved cwd (not "/"), a '/', more */
+    int short_way = 0;                      /* no symlink on the way: r's prefixes are the walk's */
     if (!(flags & SGR_W_UNKNOWN)) {
         int plain, unk;
         r = resolve_path(c, cwd, w, wl, (flags & SGR_W_TILDE) != 0, &rl, &plain, &unk);
@@ -2096,10 +2112,11 @@ static int add_one_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, 
         if (unk)
             return push_below(c, nm, cap, r, rl, w, wl);
         in_cwd = plain && cl > 1;           /* what the short way makes: no need to compare */
+        short_way = plain;
     }
     if (push_path(c, nm, cap, r, rl, in_cwd, !(flags & SGR_W_UNKNOWN)) < 0)
         return -1;
-    if (!c->nmk || (flags & SGR_W_UNKNOWN))
+    if (!c->nmk || (flags & SGR_W_UNKNOWN) || (short_way && !made_under(c, r, rl)))
         return 0;
     /* through what earlier segments make: also where their links lead */
     for (uint32_t mode = 1, pick = 0; mode <= 2; pick++) {

@@ -108,75 +108,93 @@ int sgr_pp_dfa(const sgr_ppat *p, const sgr_dfa *d, int dirs, sg_arena *a)
         nodot[c] = (cb[c][0] & ~((uint64_t)1 << '.')) != 0 || (cb[c][1] | cb[c][2] | cb[c][3]) != 0;
     }
     /* scratch from the arena, handed back at the end when nothing else was
-     * allocated meanwhile (the arena's own bump pointer, rewound) */
+     * allocated meanwhile (the arena's own bump pointer, rewound).  A step goes
+     * from pattern position i to i or i + 1, so the walk goes position by
+     * position and keeps the states of two of them, the one it is at and the
+     * next: 2 * ns * 4 product states, whatever the pattern's length. */
     char *mark = a->cur;
     size_t used = a->used_total;
     void *head = a->head;
-    uint8_t *seen = sg_arena_zalloc(a, count / 8 + 1);
-    uint32_t *q = sg_arena_alloc(a, count * sizeof *q);
-    if (!seen || !q)
+    size_t L = (size_t)ns * 4;
+    uint8_t *seen[2] = { sg_arena_zalloc(a, L / 8 + 1), sg_arena_zalloc(a, L / 8 + 1) };
+    uint32_t *q[2] = { sg_arena_alloc(a, L * sizeof **q), sg_arena_alloc(a, L * sizeof **q) };
+    if (!seen[0] || !seen[1] || !q[0] || !q[1])
         return -1;
-    size_t head_i = 0, tail = 0;
+    size_t nq[2] = { 0, 0 };
 #define PUSH(i_, s_, f_) do {                                                        \
-        size_t x_ = (((size_t)(i_) * ns + (s_)) << 2) | (size_t)(f_);              \
-        if (!((seen[x_ >> 3] >> (x_ & 7)) & 1)) {                                  \
-            seen[x_ >> 3] |= (uint8_t)(1u << (x_ & 7));                            \
-            q[tail++] = (uint32_t)x_;                                              \
-        }                                                                          \
+        int l_ = (i_) != i;                                                          \
+        size_t x_ = ((size_t)(s_) << 2) | (size_t)(f_);                              \
+        if (!((seen[l_][x_ >> 3] >> (x_ & 7)) & 1)) {                                \
+            seen[l_][x_ >> 3] |= (uint8_t)(1u << (x_ & 7));                          \
+            q[l_][nq[l_]++] = (uint32_t)x_;                                          \
+        }                                                                            \
     } while (0)
+    uint32_t i = 0;
     PUSH(0, 1, F_EMPTY);
     int hit = 0;
-    while (head_i < tail && !hit) {
-        size_t x = q[head_i++];
-        int f = (int)(x & 3);
-        uint32_t st = (uint32_t)((x >> 2) % ns), i = (uint32_t)((x >> 2) / ns);
-        if (d->accept[st] >= 0 && f != F_EMPTY
-            && (i == p->n || (dirs && f != F_ROOT && slash_next(p, i)))) {
-            hit = 1;
-            break;
-        }
-        if (i == p->n)
-            continue;
-        uint32_t e = p->el[i], k = e & 0xff, j = loops(k) ? i : i + 1;
-        const uint32_t *row = d->trans + (size_t)st * nc;
-        if (loops(k))
-            PUSH(i + 1, st, f);
-        if (k == SGR_PP_LIT) {
-            unsigned b = e >> 8;
-            uint32_t s2 = row[d->classmap[b]];
-            if (s2)
-                PUSH(i + 1, s2, next_f(f, b));
-            continue;
-        }
-        if (k == SGR_PP_ANY || k == SGR_PP_DIRS) {
-            uint32_t s2 = row[d->classmap['/']];
-            if (s2)
-                PUSH(j, s2, next_f(f, '/'));
-        }
-        if (k == SGR_PP_DIRS) {
-            uint32_t s2 = row[d->classmap[1]];
-            if (s2)
-                PUSH(j, s2, F_MID);
-            continue;
-        }
-        int lead = (f != F_MID && (k == SGR_PP_ONE || k == SGR_PP_STAR || k == SGR_PP_CLASS)) || k == SGR_PP_STEM;
-        for (uint32_t c = 0; c < nc; c++) {
-            uint32_t s2 = row[c];
-            if (!s2)
-                continue;
-            int ok;
-            if (k == SGR_PP_CLASS) {
-                const uint64_t *set = p->cls[e >> 8];
-                uint64_t m0 = cb[c][0] & set[0];
-                if (lead)
-                    m0 &= ~((uint64_t)1 << '.');
-                ok = (m0 | (cb[c][1] & set[1]) | (cb[c][2] & set[2]) | (cb[c][3] & set[3])) != 0;
-            } else {
-                ok = lead ? nodot[c] : other[c];
+    for (; i <= p->n && !hit; i++) {
+        for (size_t head_i = 0; head_i < nq[0] && !hit;) {
+            size_t x = q[0][head_i++];
+            int f = (int)(x & 3);
+            uint32_t st = (uint32_t)(x >> 2);
+            if (d->accept[st] >= 0 && f != F_EMPTY
+                && (i == p->n || (dirs && f != F_ROOT && slash_next(p, i)))) {
+                hit = 1;
+                break;
             }
-            if (ok)
-                PUSH(j, s2, F_MID);
+            if (i == p->n)
+                continue;
+            uint32_t e = p->el[i], k = e & 0xff, j = loops(k) ? i : i + 1;
+            const uint32_t *row = d->trans + (size_t)st * nc;
+            if (loops(k))
+                PUSH(i + 1, st, f);
+            if (k == SGR_PP_LIT) {
+                unsigned b = e >> 8;
+                uint32_t s2 = row[d->classmap[b]];
+                if (s2)
+                    PUSH(i + 1, s2, next_f(f, b));
+                continue;
+            }
+            if (k == SGR_PP_ANY || k == SGR_PP_DIRS) {
+                uint32_t s2 = row[d->classmap['/']];
+                if (s2)
+                    PUSH(j, s2, next_f(f, '/'));
+            }
+            if (k == SGR_PP_DIRS) {
+                uint32_t s2 = row[d->classmap[1]];
+                if (s2)
+                    PUSH(j, s2, F_MID);
+                continue;
+            }
+            int lead = (f != F_MID && (k == SGR_PP_ONE || k == SGR_PP_STAR || k == SGR_PP_CLASS)) || k == SGR_PP_STEM;
+            for (uint32_t c = 0; c < nc; c++) {
+                uint32_t s2 = row[c];
+                if (!s2)
+                    continue;
+                int ok;
+                if (k == SGR_PP_CLASS) {
+                    const uint64_t *set = p->cls[e >> 8];
+                    uint64_t m0 = cb[c][0] & set[0];
+                    if (lead)
+                        m0 &= ~((uint64_t)1 << '.');
+                    ok = (m0 | (cb[c][1] & set[1]) | (cb[c][2] & set[2]) | (cb[c][3] & set[3])) != 0;
+                } else {
+                    ok = lead ? nodot[c] : other[c];
+                }
+                if (ok)
+                    PUSH(j, s2, F_MID);
+            }
         }
+        /* on to position i + 1: its states become the current ones */
+        uint8_t *ts = seen[0];
+        uint32_t *tq = q[0];
+        seen[0] = seen[1];
+        q[0] = q[1];
+        nq[0] = nq[1];
+        seen[1] = ts;
+        q[1] = tq;
+        nq[1] = 0;
+        memset(seen[1], 0, L / 8 + 1);
     }
 #undef PUSH
     if (a->head == head) {
