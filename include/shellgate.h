@@ -211,7 +211,8 @@ SG_API int sg_result_rules_tried_all(const sg_result *r);
 SG_API int sg_result_rule_tried(const sg_result *r, size_t k, sg_rule_tried *out);
 
 /* A segment as the rules saw it, after unwrapping and normalising: the program
- * (argv[0]'s basename; "" when none), the subcommand (NULL when none), the
+ * (argv[0]'s basename; "" when none), the subcommand (the first operand after
+ * the options, as a `subcommand` condition sees it; NULL when none), the
  * options one by one (-rf as -r and -f, --out=x as --out), the directory it runs
  * in, and the paths the evaluation resolved (absolute; operands and option
  * values it had to judge).  NULL out of range, or when memory runs out. */
