@@ -136,9 +136,10 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
         }
     }
     fflush(stdout);
+    int code = cli_exit_for_result(r);     /* before the checker (and r) is freed */
     sg_checker_free(c);
     free(cmd);
-    return cli_exit_for_result(r);
+    return code;
 }
 
 int cli_check(int argc, char **argv)
