@@ -3374,7 +3374,8 @@ static inline __attribute__((always_inline)) sgr_sv piece_value(const sgr_ctx *c
     case PIECE_PROGRAM:
         if (nm) {
             const sgr_segment *sg = &c->res.cl.seg[si];
-            if (sg->argc && (sg->flags & SGR_SEG_DYNAMIC)) {
+            /* a dynamic name, or one given by path (./configure), as written */
+            if (sg->argc && ((sg->flags & SGR_SEG_DYNAMIC) || memchr(sg->argv[0].text, '/', sg->argv[0].len))) {
                 v.s = sg->argv[0].text;
                 v.len = sg->argv[0].len;
             } else {

@@ -538,7 +538,9 @@ static void argv0_tests(void)
     for (int round = 0; round < 2; round++) {
         expect("git status", SGT_ALLOW, "v:git_ok");
         expect("/opt/bin/git status", SGT_DENY, "v:opt");
-        CHECK_STR(ev("/opt/bin/git status")->message, "git");
+        /* {program} of a program given by path is the path as written */
+        CHECK_STR(ev("/opt/bin/git status")->message, "/opt/bin/git");
+        CHECK_STR(ev("git status;/opt/bin/git status")->message, "/opt/bin/git");
         expect("/opt/x/mkfs", SGT_DENY, "v:opt");
         expect("mkfs /dev/x", SGT_DENY, "v:mk");
         expect("/sbin/mkfs.ext4 /dev/x", SGT_DENY, "v:mk");
