@@ -6,10 +6,18 @@
 #               (bench/plot.sh draws them as SVG, docs/performance.md)
 #   (build is profile-guided: see scripts/pgo.sh; PGO=0 builds without a profile)
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
+#   make install  the binary, libshellgate.so/.a, the header, shellgate.pc, the CMake
+#               package, man pages and bash completion under PREFIX (default
+#               /usr/local), staged under DESTDIR when set
 MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+
+PREFIX ?= /usr/local
+.PHONY: install
+install: build
+	@DESTDIR="$(DESTDIR)" cmake --install build --prefix "$(PREFIX)"
 
 .PHONY: all deps build build-asan build-fuzz build-release demo test test-normal test-asan test-fuzz bench fuzz clean
 

@@ -466,3 +466,149 @@ int sga_reset(sga *a, char *err, size_t errlen)
     }
     return be->be->reset(be, err, errlen);
 }
+
+/* ---- listing and revoking approvals (`shellgate approvals`, `revoke`) ---------------- */
+
+const char *sga_overlay(sga *a)
+{
+    if (!a->overlay[0] && overlay_path(a->overlay, sizeof a->overlay) < 0)
+        a->overlay[0] = '\0';
+    return a->overlay;
+}
+
+/* A JSON string at *p (cJSON's spelling, as overlay_add writes it) into a
+ * malloc'd text; *p moves past it.  NULL when there is none. */
+static char *overlay_str(const char **p)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(*p, &end, 0);
+    char *s = NULL;
+    if (j && cJSON_IsString(j) && end) {
+        s = sg_strndup(j->valuestring, strlen(j->valuestring));
+        *p = end;
+    }
+    cJSON_Delete(j);
+    return s;
+}
+
+int sga_list(sga *a, sga_entry_fn fn, void *ud, char *err, size_t errlen)
+{
+    sga_store *be = a->want_store ? store(a) : NULL;
+    if (!be) {
+        snprintf(err, errlen, "%s", a->open_err[0] ? a->open_err : "no admission store");
+        return -1;
+    }
+    if (!be->be->list) {
+        snprintf(err, errlen, "the %s store cannot list its approvals (a state file can)", be->be->name);
+        return -1;
+    }
+    if (be->be->list(be, fn, ud, err, errlen) < 0)
+        return -1;
+    FILE *f = sga_overlay(a)[0] ? fopen(a->overlay, "r") : NULL;
+    if (!f)
+        return 0;
+    char line[16384];
+    while (fgets(line, sizeof line, f)) {
+        uint8_t raw[SGA_APPROVAL_LEN];
+        char id[SGA_ID_HEX];
+        if (strncmp(line, "approve ", 8) != 0 || strlen(line + 8) < SGA_ID_HEX - 1)
+            continue;
+        memcpy(id, line + 8, SGA_ID_HEX - 1);
+        id[SGA_ID_HEX - 1] = '\0';
+        if (sga_parse_id(id, raw) < 0)
+            continue;
+        const char *p = line + 8 + SGA_ID_HEX - 1;
+        char *cmd = overlay_str(&p), *cwd = NULL;
+        while (*p == ' ')
+            p++;
+        if (cmd && strncmp(p, "cwd ", 4) == 0) {
+            p += 4;
+            cwd = overlay_str(&p);
+        }
+        sga_entry e = { .kind = SGA_APPROVE_ALWAYS, .cmd = cmd ? cmd : "", .cwd = cwd ? cwd : "", .session = "" };
+        memcpy(e.id, id, sizeof id);
+        fn(ud, &e);
+        sg_free(cmd);
+        sg_free(cwd);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Drop the overlay's lines for id, in place under its lock (overlay_add appends
+ * under the same lock): 0 dropped, 1 none there, -1 with err. */
+static int overlay_drop(const char *path, const char *id, char *err, size_t n)
+{
+    int fd = path[0] ? open(path, O_RDWR | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return 1;
+    FILE *f = NULL;
+    char *keep = NULL;
+    size_t nkeep = 0, cap = 0;
+    int rc = 1;
+    if (flock(fd, LOCK_EX) != 0 || !(f = fdopen(dup(fd), "r"))) {
+        snprintf(err, n, "%.900s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    char line[16384];
+    size_t il = strlen(id);
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strlen(line);
+        if (strncmp(line, "approve ", 8) == 0 && strncmp(line + 8, id, il) == 0
+            && (line[8 + il] == ' ' || line[8 + il] == '\n' || line[8 + il] == '\0')) {
+            rc = 0;
+            continue;
+        }
+        if (nkeep + l > cap) {
+            size_t nc = (nkeep + l) * 2;
+            char *g = sg_realloc(keep, nc);
+            if (!g) {
+                rc = -1;
+                snprintf(err, n, "out of memory");
+                break;
+            }
+            keep = g;
+            cap = nc;
+        }
+        memcpy(keep + nkeep, line, l);
+        nkeep += l;
+    }
+    fclose(f);
+    if (rc == 0 && (ftruncate(fd, 0) != 0 || (nkeep && pwrite(fd, keep, nkeep, 0) != (ssize_t)nkeep))) {
+        snprintf(err, n, "%.900s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    sg_free(keep);
+    close(fd);
+    return rc;
+}
+
+int sga_revoke(sga *a, const char *hex, char *err, size_t errlen)
+{
+    uint8_t id[SGA_APPROVAL_LEN];
+    if (sga_parse_id(hex, id) < 0) {
+        snprintf(err, errlen, "'%.100s' is not an approval id (%d hex digits, from an ask)", hex,
+                 2 * SGA_APPROVAL_LEN);
+        return -1;
+    }
+    sga_store *be = a->want_store ? store(a) : NULL;
+    if (!be) {
+        snprintf(err, errlen, "%s", a->open_err[0] ? a->open_err : "no admission store");
+        return -1;
+    }
+    if (!be->be->revoke) {
+        snprintf(err, errlen, "the %s store cannot revoke an approval (a state file can)", be->be->name);
+        return -1;
+    }
+    int r = be->be->revoke(be, id, err, errlen);
+    if (r < 0)
+        return -1;
+    char lower[SGA_ID_HEX];
+    for (int i = 0; i < SGA_ID_HEX; i++)
+        lower[i] = (char)(hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] - 'A' + 'a' : hex[i]);
+    int o = overlay_drop(sga_overlay(a), lower, err, errlen);
+    if (o < 0)
+        return -1;
+    return r == 0 || o == 0 ? 0 : 1;
+}

@@ -163,4 +163,24 @@ int sga_approve(sga *a, const char *hex, int scope, const char *session, sga_app
 /* Forget every limit, approval and pending ask of the store: 0, or -1 with err. */
 int sga_reset(sga *a, char *err, size_t errlen);
 
+/* A pending ask or a granted approval (sga_list).  kind 0: pending (cmd, cwd and
+ * session: the command, where and from which session it was asked); else
+ * SGA_APPROVE_ONCE or SESSION (session: the session it holds for; "" for once)
+ * from the store, or ALWAYS from the overlay (cmd, cwd as saved). */
+typedef struct sga_entry {
+    char id[SGA_ID_HEX];
+    int kind;
+    const char *cmd, *cwd, *session;
+    int64_t created_ns;                /* 0 when not recorded (the overlay) */
+} sga_entry;
+typedef void (*sga_entry_fn)(void *ud, const sga_entry *e);
+/* Every pending ask and approval of the store, then the overlay's, to fn: 0, or -1
+ * with err (a store that cannot list them: the Redis rate store). */
+int sga_list(sga *a, sga_entry_fn fn, void *ud, char *err, size_t errlen);
+/* Forget the ask and every approval with id hex, the overlay's included: 0
+ * revoked, 1 nothing had that id, -1 with err. */
+int sga_revoke(sga *a, const char *hex, char *err, size_t errlen);
+/* The overlay of approvals for good ("" when neither XDG_CONFIG_HOME nor HOME). */
+const char *sga_overlay(sga *a);
+
 #endif

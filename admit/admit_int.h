@@ -92,6 +92,12 @@ typedef struct sga_backend {
      * replaced by an empty one. */
     int (*reset)(sga_store *a, char *err, size_t errlen);
     void (*close)(sga_store *a);
+    /* Every pending ask and granted approval, to fn (NULL: the backend cannot
+     * list them).  0, or -1 with err. */
+    int (*list)(sga_store *a, sga_entry_fn fn, void *ud, char *err, size_t errlen);
+    /* Forget the pending ask and every approval with this id: 0, 1 none was
+     * there, -1 with err (NULL: the backend cannot). */
+    int (*revoke)(sga_store *a, const uint8_t id[SGA_APPROVAL_LEN], char *err, size_t errlen);
 } sga_backend;
 
 struct sga_store {

@@ -866,8 +866,73 @@ static void file_close(sga_store *a)
     sg_free(f);
 }
 
+static void hex16(const uint8_t id[SGA_APPROVAL_LEN], char out[SGA_ID_HEX])
+{
+    static const char dig[] = "0123456789abcdef";
+    for (int i = 0; i < SGA_APPROVAL_LEN; i++) {
+        out[2 * i] = dig[id[i] >> 4];
+        out[2 * i + 1] = dig[id[i] & 15];
+    }
+    out[2 * SGA_APPROVAL_LEN] = '\0';
+}
+
+static int file_list(sga_store *a, sga_entry_fn fn, void *ud, char *err, size_t errlen)
+{
+    fadmit *f = (fadmit *)a;
+    int lfd = lock_state(f, err, errlen);
+    if (lfd < 0)
+        return -1;
+    fstate s;
+    int rc = state_load(f, &s, err, errlen);
+    close(lfd);                       /* a copy in memory: fn runs unlocked */
+    if (rc < 0)
+        return -1;
+    for (uint32_t i = 0; i < s.npend; i++) {
+        sga_entry e = { .kind = 0, .cmd = s.pend[i].s[0], .cwd = s.pend[i].s[1], .session = s.pend[i].s[2],
+                        .created_ns = s.pend[i].created };
+        hex16(s.pend[i].id, e.id);
+        fn(ud, &e);
+    }
+    for (uint32_t i = 0; i < s.nappr; i++) {
+        sga_entry e = { .kind = (int)s.appr[i].scope, .cmd = "", .cwd = "", .session = s.appr[i].session,
+                        .created_ns = s.appr[i].created };
+        hex16(s.appr[i].id, e.id);
+        fn(ud, &e);
+    }
+    state_free(&s);
+    return 0;
+}
+
+static int file_revoke(sga_store *a, const uint8_t id[SGA_APPROVAL_LEN], char *err, size_t errlen)
+{
+    fadmit *f = (fadmit *)a;
+    int lfd = lock_state(f, err, errlen);
+    if (lfd < 0)
+        return -1;
+    fstate s;
+    if (state_load(f, &s, err, errlen) < 0) {
+        close(lfd);
+        return -1;
+    }
+    int found = 0;
+    for (uint32_t i = s.npend; i-- > 0;)
+        if (memcmp(s.pend[i].id, id, SGA_APPROVAL_LEN) == 0) {
+            drop_pend(&s, i);
+            found = 1;
+        }
+    for (uint32_t i = s.nappr; i-- > 0;)
+        if (memcmp(s.appr[i].id, id, SGA_APPROVAL_LEN) == 0) {
+            drop_appr(&s, i);
+            found = 1;
+        }
+    int rc = found ? state_store(f, &s, err, errlen) : 1;
+    state_free(&s);
+    close(lfd);
+    return rc;
+}
+
 static const sga_backend file_backend = {
-    "file", file_check, file_approve, file_reset, file_close,
+    "file", file_check, file_approve, file_reset, file_close, file_list, file_revoke,
 };
 
 int sga_default_path(char *buf, size_t n)

@@ -824,7 +824,7 @@ static void redis_close(sga_store *ad)
 }
 
 static const sga_backend redis_backend = {
-    "redis", redis_check, redis_approve, redis_reset, redis_close,
+    "redis", redis_check, redis_approve, redis_reset, redis_close, NULL, NULL,
 };
 
 /* ---- opening ------------------------------------------------------------------------ */

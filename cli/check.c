@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli/opts.h"
 #include "cli/verbs.h"
+#include "cli/help.h"
 
 /* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
  * stepped forward would free slots, so the store obeys it only for a state file
@@ -95,7 +96,7 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
         return 1;
     }
     size_t len = 0;
-    char *cmd = cli_joined(o->rest, o->nrest, &len);
+    char *cmd = cli_command_line(o, &len);
     sg_checker *c = cmd ? sg_checker_new(p) : NULL;
     if (!c) {
         fprintf(stderr, "%s: out of memory\n", prog_name);
@@ -113,34 +114,48 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
         else
             fputs("{\"decision\":\"deny\",\"error\":\"out of memory\"}\n", stdout);
     } else {
-        printf("%s: %s\n", sg_decision_name(d), sg_result_message(r));
-        if (d != SG_ALLOW) {
-            printf("  rule: %s\n", sg_result_rule(r));
-            if (*sg_result_hint(r))
-                printf("  hint: %s\n", sg_result_hint(r));
-        }
+        /* one shape for every decision: the decision and message, the rule, then
+         * what only some have */
+        printf("%s: %s\n  rule: %s\n", sg_decision_name(d), sg_result_message(r), sg_result_rule(r));
+        if (*sg_result_hint(r))
+            printf("  hint: %s\n", sg_result_hint(r));
         if (sg_result_rate_limited(r))
             printf("  wait: %.3f seconds\n", sg_result_wait_seconds(r));
-        if (d == SG_ASK)
-            printf("  approval: %s (shellgate approve %s --once | --session | --always)\n", sg_result_approval_id(r),
-                   sg_result_approval_id(r));
+        if (*sg_result_approval_id(r)) {
+            /* `approve` finds an ask only in the store that recorded it */
+            if (d == SG_ASK && a && o->admit && !o->rate_store)
+                printf("  approval: %s (shellgate approve %s [--once | --session | --always]%s%s)\n",
+                       sg_result_approval_id(r), sg_result_approval_id(r), o->state ? " --state " : "",
+                       o->state ? o->state : "");
+            else if (d == SG_ASK && a && o->admit)
+                printf("  approval: %s (shellgate approve %s --rate-store %s)\n", sg_result_approval_id(r),
+                       sg_result_approval_id(r), o->rate_store);
+            else
+                printf("  approval: %s (recorded only with --state FILE, for shellgate approve)\n",
+                       sg_result_approval_id(r));
+        }
     }
     fflush(stdout);
+    int code = cli_exit_for_result(r);     /* before the checker (and r) is freed */
     sg_checker_free(c);
     free(cmd);
-    return cli_exit_for(d);
+    return code;
 }
 
 int cli_check(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
+    o.verb = "check";
+    o.command_operands = 1;
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (!o.batch && o.nrest < 1) {
-        cli_usage(stderr);
+        cli_missing("check", "the COMMAND to check (after --)");
         return EX_USAGE;
     }
+    if (cli_check_cwd(&o) < 0)
+        return EX_USAGE;
     if (o.batch && o.nrest > 0) {
         fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
         return EX_USAGE;
@@ -166,14 +181,17 @@ int cli_approve(int argc, char **argv)
     cli o;
     memset(&o, 0, sizeof o);
     o.scope = SG_APPROVE_ONCE;
+    o.verb = "approve";
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
-    /* options may also follow the id */
-    const char *id = o.nrest ? o.rest[0] : "";
-    if (o.nrest && cli_parse_opts(&o, o.nrest - 1, o.rest + 1) < 0)
+    if (o.nrest == 0) {
+        cli_missing("approve", "the approval ID (32 hex digits, from an ask: see shellgate approvals)");
         return EX_USAGE;
-    if (o.nrest != 0 || !sg_is_approval_id(id)) {
-        fprintf(stderr, "%s: approve takes one approval id (32 hex digits, from an ask)\n", prog_name);
+    }
+    const char *id = o.rest[0];
+    if (o.nrest != 1 || !sg_is_approval_id(id)) {
+        fprintf(stderr, "%s approve: takes one approval id (32 hex digits, from an ask), not '%s'\n", prog_name,
+                o.nrest != 1 ? o.rest[1] : id);
         return EX_USAGE;
     }
     o.log = NULL;
@@ -201,8 +219,19 @@ int cli_state(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    if (argc < 1 || strcmp(argv[0], "reset") != 0 || cli_parse_opts(&o, argc - 1, argv + 1) < 0 || o.nrest) {
-        fprintf(stderr, "usage: shellgate state reset [--state FILE] [--rate-store URL]\n");
+    o.verb = "state";
+    if (argc < 1) {
+        cli_missing("state", "what to do with the state (reset)");
+        return EX_USAGE;
+    }
+    if (strcmp(argv[0], "reset") != 0) {
+        fprintf(stderr, "%s state: unknown action '%s'; the one action is 'reset'\n", prog_name, argv[0]);
+        return EX_USAGE;
+    }
+    if (cli_parse_opts(&o, argc - 1, argv + 1) < 0)
+        return EX_USAGE;
+    if (o.nrest) {
+        fprintf(stderr, "%s state reset: takes no operand ('%s')\n", prog_name, o.rest[0]);
         return EX_USAGE;
     }
     o.log = NULL;
@@ -213,6 +242,111 @@ int cli_state(int argc, char **argv)
     int r = sg_admission_reset(a);
     if (r == 0)
         printf("state reset: %s\n", sg_admission_where(a));
+    sg_admission_free(a);
+    return r == 0 ? 0 : 1;
+}
+
+/* ---- approvals and revoke -------------------------------------------------------- */
+
+typedef struct list_out {
+    int json, n;
+} list_out;
+
+static const char *scope_word(int scope)
+{
+    return scope == 0 ? "pending" : scope == SG_APPROVE_ONCE ? "once" : scope == SG_APPROVE_SESSION ? "session"
+                                                                                                      : "always";
+}
+
+/* A JSON string of s to stdout. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void list_one(void *ud, const sg_approval_entry *e)
+{
+    list_out *l = ud;
+    l->n++;
+    if (l->json) {
+        printf("{\"id\":\"%s\",\"state\":\"%s\",\"command\":", e->id, scope_word(e->scope));
+        json_str(e->cmd);
+        printf(",\"cwd\":");
+        json_str(e->cwd);
+        printf(",\"session\":");
+        json_str(e->session);
+        printf(",\"created\":%.3f}\n", e->created);
+        return;
+    }
+    printf("%s  %-8s", e->id, scope_word(e->scope));
+    if (*e->cmd)
+        printf("  %s  (in %s)", e->cmd, e->cwd);
+    if (*e->session && e->scope != SG_APPROVE_ALWAYS)
+        printf("  session %s", e->session);
+    printf("\n");
+}
+
+/* shellgate approvals [--state FILE] [--json]: pending asks, then approvals. */
+int cli_approvals(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    o.verb = "approvals";
+    if (cli_parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest) {
+        fprintf(stderr, "%s approvals: takes no operand ('%s')\n", prog_name, o.rest[0]);
+        return EX_USAGE;
+    }
+    o.log = NULL;
+    o.non_interactive = 0;
+    sg_admission *a = open_admission(&o, 1);
+    if (!a)
+        return EX_USAGE;
+    list_out l = { o.json, 0 };
+    int r = sg_admission_list(a, list_one, &l);
+    if (r == 0 && !o.json && l.n == 0)
+        printf("no pending asks or approvals in %s\n", sg_admission_where(a));
+    sg_admission_free(a);
+    return r == 0 ? 0 : 1;
+}
+
+/* shellgate revoke ID [--state FILE] */
+int cli_revoke(int argc, char **argv)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    o.verb = "revoke";
+    if (cli_parse_opts(&o, argc, argv) < 0)
+        return EX_USAGE;
+    if (o.nrest == 0) {
+        cli_missing("revoke", "the approval ID to revoke (see shellgate approvals)");
+        return EX_USAGE;
+    }
+    if (o.nrest != 1 || !sg_is_approval_id(o.rest[0])) {
+        fprintf(stderr, "%s revoke: takes one approval id (32 hex digits), not '%s'\n", prog_name,
+                o.nrest != 1 ? o.rest[1] : o.rest[0]);
+        return EX_USAGE;
+    }
+    o.log = NULL;
+    o.non_interactive = 0;
+    sg_admission *a = open_admission(&o, 1);
+    if (!a)
+        return EX_USAGE;
+    int r = sg_admission_revoke(a, o.rest[0]);
+    if (r == 0)
+        printf("revoked %s\n", o.rest[0]);
+    else if (r == 1)
+        fprintf(stderr, "%s revoke: nothing has id %s in %s\n", prog_name, o.rest[0], sg_admission_where(a));
     sg_admission_free(a);
     return r == 0 ? 0 : 1;
 }

@@ -16,6 +16,7 @@
 #include "cli/mutate.h"
 #include "cli/bundle.h"
 #include "cli/verbs.h"
+#include "cli/help.h"
 
 static char *abs_cwd(const char *given, char *buf, size_t n)
 {
@@ -33,32 +34,89 @@ static char *abs_cwd(const char *given, char *buf, size_t n)
 
 /* ---- test reporting ------------------------------------------------------------ */
 
+/* test --json and compile --check --json: the failures as objects, not text */
+static cJSON *json_failures;
+
 static void report_fail(void *ud, const char *file, unsigned line, const char *cmd, const char *want,
                         const char *want_rule, const char *got, const char *got_rule, const char *message)
 {
     (void)ud;
+    if (json_failures) {
+        cJSON *f = cJSON_CreateObject();
+        if (f && cJSON_AddItemToArray(json_failures, f)) {
+            cJSON_AddStringToObject(f, "file", file);
+            cJSON_AddNumberToObject(f, "line", line);
+            cJSON_AddStringToObject(f, "command", cmd);
+            cJSON_AddStringToObject(f, "want", want);
+            if (want_rule)
+                cJSON_AddStringToObject(f, "want_rule", want_rule);
+            cJSON_AddStringToObject(f, "got", got);
+            cJSON_AddStringToObject(f, "got_rule", got_rule);
+            cJSON_AddStringToObject(f, "message", message);
+        } else {
+            cJSON_Delete(f);
+        }
+        return;
+    }
     fprintf(stderr, "%s:%u: test failed: %s\n  want: %s%s%s\n  got:  %s (%s): %s\n", file, line, cmd, want,
             want_rule ? " rule " : "", want_rule ? want_rule : "", got, got_rule, message);
 }
 
 /* ---- compile ------------------------------------------------------------------ */
 
+static int print_json(cJSON *o);
+
+/* compile --json: what was compiled, the inline tests, what was written. */
+static int compile_json(const cli *o, const sg_policy *p, unsigned pass, unsigned fail, const char *wrote)
+{
+    cJSON *j = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(j, "files");
+    for (int i = 0; files && i < o->nrest; i++)
+        cJSON_AddItemToArray(files, cJSON_CreateString(o->rest[i]));
+    if (p) {
+        cJSON_AddStringToObject(j, "pack", sgr_str(p->t, p->t->meta->pack_name));
+        cJSON_AddNumberToObject(j, "version", p->t->meta->pack_version);
+        cJSON_AddNumberToObject(j, "rules", p->t->nrules);
+        cJSON_AddNumberToObject(j, "bytes", (double)p->len);
+    }
+    cJSON_AddNumberToObject(j, "passed", pass);
+    cJSON_AddNumberToObject(j, "failed", fail);
+    cJSON_AddItemToObject(j, "failures", json_failures ? json_failures : cJSON_CreateArray());
+    json_failures = NULL;
+    if (wrote)
+        cJSON_AddStringToObject(j, "wrote", wrote);
+    else
+        cJSON_AddNullToObject(j, "wrote");
+    cJSON_AddBoolToObject(j, "ok", p && !fail);
+    return print_json(j);
+}
+
 static int cmd_compile(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
+    o.verb = "compile";
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest < 1) {
-        cli_usage(stderr);
+        cli_missing("compile", "the rule FILE to compile");
         return EX_USAGE;
     }
+    if (o.nrest > 1 && !o.out && !o.check_only) {
+        fprintf(stderr, "%s compile: %d files compile to one table only with -o OUT.sgt (one file writes "
+                "FILE.sgt)\n", prog_name, o.nrest);
+        return EX_USAGE;
+    }
+    if (o.json)
+        json_failures = cJSON_CreateArray();
     sg_load_options lo = { o.incs, o.ninc, cli_print_diag, NULL, NULL, NULL };
     uint8_t *bytes = NULL;
     size_t len = 0;
     int r = sg_compile_files((const char *const *)o.rest, (size_t)o.nrest, &lo, &bytes, &len);
-    if (r)
+    if (r) {
+        if (o.json)
+            compile_json(&o, NULL, 0, 0, NULL);
         return r;
+    }
     sg_policy *p = NULL;
     char err[512];
     r = sg_policy_from_table(bytes, len, bytes, o.rest[0], &p, err, sizeof err);
@@ -69,14 +127,18 @@ static int cmd_compile(int argc, char **argv)
     unsigned pass = 0, fail = 0;
     sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
     if (fail) {
-        fprintf(stderr, "%s: %u of %u inline tests failed: the pack does not compile\n", o.rest[0], fail,
-                pass + fail);
+        if (o.json)
+            compile_json(&o, p, pass, fail, NULL);
+        else
+            fprintf(stderr, "%s: %u of %u inline tests failed: the pack does not compile\n", o.rest[0], fail,
+                    pass + fail);
         sg_policy_free(p);
         return EX_DATAERR;
     }
+    const char *wrote = NULL;
+    char def[4096];                    /* FILE.sgt: what one FILE compiles to */
     if (!o.check_only) {
         const char *out = o.out;
-        char def[4096];
         if (!out) {
             snprintf(def, sizeof def, "%s", o.rest[0]);
             char *dot = strrchr(def, '.');
@@ -94,7 +156,16 @@ static int cmd_compile(int argc, char **argv)
             sg_policy_free(p);
             return EX_CANTCREAT;
         }
+        wrote = out;
     }
+    if (o.json)
+        compile_json(&o, p, pass, fail, wrote);
+    else if (wrote)
+        printf("wrote %s: pack %s version %u, %u rules, %zu bytes; %u inline tests passed\n", wrote,
+               sgr_str(p->t, p->t->meta->pack_name), p->t->meta->pack_version, p->t->nrules, p->len, pass);
+    else
+        printf("%s: pack %s version %u, %u rules; %u inline tests passed; nothing written (--check)\n",
+               o.rest[0], sgr_str(p->t, p->t->meta->pack_name), p->t->meta->pack_version, p->t->nrules, pass);
     sg_policy_free(p);
     return 0;
 }
@@ -180,18 +251,92 @@ static void explain_segments(const sgr_table *t, const sgr_result *r, const trac
     }
 }
 
+/* explain --json: the explanation as data through the face (sg_explain), one
+ * object: the check's result, each segment as the rules saw it with the rules
+ * tried on it, and the rules about the whole line. */
+static int explain_json(const sg_policy *p, const cli *o)
+{
+    size_t len = 0;
+    char *cmd = cli_command_line(o, &len);
+    sg_checker *c = cmd ? sg_checker_new(p) : NULL;
+    if (!c) {
+        fprintf(stderr, "%s: out of memory\n", prog_name);
+        free(cmd);
+        return EX_SOFTWARE;
+    }
+    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL };
+    const sg_result *r = sg_explain(c, cmd, len, &co);
+    const char *rj = sg_result_json(r, NULL);
+    cJSON *j = rj ? cJSON_Parse(rj) : NULL;
+    if (!j) {
+        fprintf(stderr, "%s: out of memory\n", prog_name);
+        sg_checker_free(c);
+        free(cmd);
+        return EX_SOFTWARE;
+    }
+    cJSON_AddStringToObject(j, "command", cmd);
+    cJSON_AddStringToObject(j, "pack", sg_policy_name(p));
+    cJSON *segs = cJSON_GetObjectItem(j, "segments");
+    cJSON *line = cJSON_AddArrayToObject(j, "line_rules");
+    for (size_t i = 0; i < sg_result_segments(r); i++) {
+        cJSON *s = cJSON_GetArrayItem(segs, (int)i);
+        if (!s)
+            break;
+        const char *sub = sg_result_segment_subcommand(r, i), *cwd = sg_result_segment_cwd(r, i);
+        cJSON_AddStringToObject(s, "program", sg_result_segment_program(r, i));
+        if (sub)
+            cJSON_AddStringToObject(s, "subcommand", sub);
+        else
+            cJSON_AddNullToObject(s, "subcommand");
+        cJSON *opts = cJSON_AddArrayToObject(s, "options"), *paths = cJSON_AddArrayToObject(s, "paths");
+        for (size_t k = 0; k < sg_result_segment_options(r, i); k++)
+            cJSON_AddItemToArray(opts, cJSON_CreateString(sg_result_segment_option(r, i, k)));
+        for (size_t k = 0; k < sg_result_segment_paths(r, i); k++)
+            cJSON_AddItemToArray(paths, cJSON_CreateString(sg_result_segment_path(r, i, k)));
+        if (cwd)
+            cJSON_AddStringToObject(s, "cwd", cwd);
+        cJSON_AddArrayToObject(s, "rules_tried");
+    }
+    for (size_t k = 0; k < sg_result_rules_tried(r); k++) {
+        sg_rule_tried t;
+        if (sg_result_rule_tried(r, k, &t) < 0)
+            continue;
+        cJSON *to = t.segment < 0 ? line : cJSON_GetObjectItem(cJSON_GetArrayItem(segs, (int)t.segment), "rules_tried");
+        cJSON *e = cJSON_CreateObject();
+        if (!to || !e || !cJSON_AddItemToArray(to, e)) {
+            cJSON_Delete(e);
+            continue;
+        }
+        cJSON_AddStringToObject(e, "rule", t.rule);
+        cJSON_AddStringToObject(e, "pack", t.pack);
+        cJSON_AddStringToObject(e, "decision", sg_decision_name(t.decision));
+        cJSON_AddBoolToObject(e, "matched", t.matched);
+    }
+    cJSON_AddBoolToObject(j, "trace_complete", sg_result_rules_tried_all(r));
+    int code = cli_exit_for(sg_result_decision(r));
+    print_json(j);
+    fflush(stdout);
+    sg_checker_free(c);
+    free(cmd);
+    return code;
+}
+
 /* shellgate explain: the segments, the rules tried on each, and the decider (the
  * policy's decision; explain admits nothing).  --batch answers as check does. */
 static int cmd_explain(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
+    o.verb = "explain";
+    o.command_operands = 1;
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (!o.batch && o.nrest < 1) {
-        cli_usage(stderr);
+        cli_missing("explain", "the COMMAND to explain (after --)");
         return EX_USAGE;
     }
+    if (cli_check_cwd(&o) < 0)
+        return EX_USAGE;
     if (o.batch && o.nrest > 0) {
         fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
         return EX_USAGE;
@@ -209,10 +354,15 @@ static int cmd_explain(int argc, char **argv)
         sg_policy_free(p);
         return r ? EX_SOFTWARE : 0;
     }
+    if (o.json) {
+        int code = explain_json(p, &o);
+        sg_policy_free(p);
+        return code;
+    }
     char cwdbuf[8300];
     const char *cwd = abs_cwd(o.cwd, cwdbuf, sizeof cwdbuf);
     size_t len = 0;
-    char *cmd = cli_joined(o.rest, o.nrest, &len);
+    char *cmd = cli_command_line(&o, &len);
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!cmd || !ctx || !cwd) {
         fprintf(stderr, "%s: %s\n", prog_name, !cwd ? "cannot determine the working directory" : "out of memory");
@@ -483,18 +633,36 @@ static int run_coverage(const cli *o, unsigned *pass, unsigned *fail)
     return rc;
 }
 
+/* test --json: one object, the counts and each failure. */
+static void test_json(unsigned pass, unsigned fail)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "passed", pass);
+    cJSON_AddNumberToObject(j, "failed", fail);
+    cJSON_AddItemToObject(j, "failures", json_failures ? json_failures : cJSON_CreateArray());
+    json_failures = NULL;
+    print_json(j);
+}
+
 static int cmd_test(int argc, char **argv)
 {
     cli o;
     memset(&o, 0, sizeof o);
+    o.verb = "test";
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest < 1) {
-        cli_usage(stderr);
+        cli_missing("test", "a FILE of tests (.rules: inline tests; .cases: a case file)");
+        return EX_USAGE;
+    }
+    if (o.json && o.coverage) {
+        fprintf(stderr, "%s test: --coverage prints a listing; it takes no --json\n", prog_name);
         return EX_USAGE;
     }
     unsigned pass = 0, fail = 0;
     int rc = 0;
+    if (o.json)
+        json_failures = cJSON_CreateArray();
     if (o.coverage) {
         rc = run_coverage(&o, &pass, &fail);
         printf("%u passed, %u failed\n", pass, fail);
@@ -520,7 +688,10 @@ static int cmd_test(int argc, char **argv)
         sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
         sg_policy_free(p);
     }
-    printf("%u passed, %u failed\n", pass, fail);
+    if (o.json)
+        test_json(pass, fail);
+    else
+        printf("%u passed, %u failed\n", pass, fail);
     if (rc)
         return rc;
     return fail ? 1 : 0;
@@ -656,10 +827,14 @@ static int cmd_fuzz(int argc, char **argv)
         }
         av[ac++] = argv[i];
     }
+    o.verb = "fuzz";
     int pr = cli_parse_opts(&o, ac, av);
     if (pr < 0 || o.nrest < 1 || o.policy || o.cwd || o.nroots || o.batch || o.out) {
-        if (pr == 0)
-            cli_usage(stderr);
+        if (pr == 0 && o.nrest < 1)
+            cli_missing("fuzz", "the PACK to fuzz");
+        else if (pr == 0)
+            fprintf(stderr, "%s fuzz: takes the PACK as an operand, and no -p, --cwd, --root, --batch or -o\n",
+                    prog_name);
         sg_free(av);
         return EX_USAGE;
     }
@@ -779,15 +954,58 @@ static void out_stdout(void *ud, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
+/* dump --json: the table's header facts and its rules, one object. */
+static int dump_json(const sg_policy *p)
+{
+    const sgr_table *t = p->t;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "pack", sgr_str(t, t->meta->pack_name));
+    cJSON_AddNumberToObject(j, "version", t->meta->pack_version);
+    cJSON_AddStringToObject(j, "source", p->name);
+    cJSON_AddNumberToObject(j, "bytes", (double)p->len);
+    cJSON *packs = cJSON_AddArrayToObject(j, "packs");
+    for (uint32_t i = 0; i < t->npacks; i++)
+        cJSON_AddItemToArray(packs, cJSON_CreateString(sgr_str(t, t->packs[i].name)));
+    cJSON_AddNumberToObject(j, "sets", t->nsets);
+    cJSON_AddNumberToObject(j, "programs", t->nprogs);
+    cJSON_AddNumberToObject(j, "limits", t->nlimits);
+    cJSON_AddNumberToObject(j, "hooks", t->nhooks);
+    cJSON_AddNumberToObject(j, "tests", t->ntests);
+    cJSON *rules = cJSON_AddArrayToObject(j, "rules");
+    for (uint32_t i = 0; i < t->nrules; i++) {
+        const sgt_rule *r = &t->rules[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(rules, e)) {
+            cJSON_Delete(e);
+            break;
+        }
+        cJSON_AddStringToObject(e, "id", sgr_str(t, r->id));
+        cJSON_AddStringToObject(e, "pack", sgr_str(t, t->packs[r->pack].name));
+        cJSON_AddStringToObject(e, "decision", sgr_decision_name(r->decision));
+        cJSON_AddNumberToObject(e, "line", r->line);
+        cJSON_AddStringToObject(e, "message", sgr_str(t, r->msg));
+        cJSON_AddStringToObject(e, "hint", r->hint ? sgr_str(t, r->hint) : "");
+    }
+    return print_json(j) < 0 ? EX_SOFTWARE : 0;
+}
+
 /* `dump POLICY` and `decompile POLICY`: load the one policy named, write it out. */
 static int cmd_listing(int argc, char **argv, int decompile)
 {
     cli o;
     memset(&o, 0, sizeof o);
+    o.verb = decompile ? "decompile" : "dump";
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest != 1) {
-        cli_usage(stderr);
+        if (o.nrest)
+            fprintf(stderr, "%s %s: takes one POLICY, not %d\n", prog_name, o.verb, o.nrest);
+        else
+            cli_missing(o.verb, "the POLICY (a pack name, .rules, .sgt or .sgb)");
+        return EX_USAGE;
+    }
+    if (o.json && decompile) {
+        fprintf(stderr, "%s decompile: prints rule text; it takes no --json\n", prog_name);
         return EX_USAGE;
     }
     o.policy = o.rest[0];
@@ -795,6 +1013,11 @@ static int cmd_listing(int argc, char **argv, int decompile)
     sg_policy *p = cli_load_policy(&o, &st);
     if (!p)
         return st;
+    if (o.json) {
+        int r = dump_json(p);
+        sg_policy_free(p);
+        return r;
+    }
     char err[256];
     int r = decompile ? sgr_table_decompile(p->t, out_stdout, NULL, err, sizeof err)
                       : sgr_table_dump(p->t, out_stdout, NULL);
@@ -812,6 +1035,14 @@ int main(int argc, char **argv)
         return EX_USAGE;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
+        return cli_version();
+    if (strcmp(cmd, "help") == 0)
+        return cli_help(argc - 2, argv + 2);
+    /* `CMD --help`: that command's usage (a verb this file does not describe
+     * answers its own --help) */
+    if (cli_is_verb(cmd) && cli_wants_help(argc - 2, argv + 2))
+        return cli_verb_usage(stdout, cmd) == 0 ? 0 : EX_USAGE;
     if (strcmp(cmd, "compile") == 0)
         return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)
@@ -830,6 +1061,10 @@ int main(int argc, char **argv)
         return cli_approve(argc - 2, argv + 2);
     if (strcmp(cmd, "state") == 0)
         return cli_state(argc - 2, argv + 2);
+    if (strcmp(cmd, "approvals") == 0)
+        return cli_approvals(argc - 2, argv + 2);
+    if (strcmp(cmd, "revoke") == 0)
+        return cli_revoke(argc - 2, argv + 2);
     if (strcmp(cmd, "bundle") == 0)
         return sg_cli_bundle(argc - 2, argv + 2);
     if (strcmp(cmd, "keygen") == 0)
@@ -842,11 +1077,9 @@ int main(int argc, char **argv)
         return cli_hook(argc - 2, argv + 2);
     if (strcmp(cmd, "serve") == 0)
         return cli_serve(argc - 2, argv + 2);
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         cli_usage(stdout);
         return 0;
     }
-    fprintf(stderr, "%s: unknown command '%s'\n", prog_name, cmd);
-    cli_usage(stderr);
-    return EX_USAGE;
+    return cli_unknown_verb(cmd);
 }

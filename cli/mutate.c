@@ -7,6 +7,7 @@
  * list of those refusals is the point of this file, so each says why. */
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/mutate.h"
 #include "common/alloc.h"
 #include "common/arena.h"
@@ -899,10 +900,17 @@ static size_t wend(const sgr_word *w)
     return w->span.off + w->span.len;
 }
 
-/* Replace argv[a..b] (inclusive) of s by rep. */
+/* Replace argv[a..b] (inclusive) of s by rep; 0 (nothing made) when a redirection
+ * stands between them (`-d <f @-`: joining -d and @- would drop it). */
 static int replace_words(const line *l, const sgr_segment *s, uint32_t a, uint32_t b, sb *rep, char **out)
 {
-    return splice_sb(l, s->argv[a].span.off, wend(&s->argv[b]), rep, out);
+    size_t from = s->argv[a].span.off, to = wend(&s->argv[b]);
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (s->redirs[i].target.span.off > from && s->redirs[i].target.span.off < to) {
+            sg_free(rep->p);
+            return 0;
+        }
+    return splice_sb(l, from, to, rep, out);
 }
 
 static int t_options(sgm_transform t, const line *l, uint64_t *rng, char **out)
@@ -1563,6 +1571,217 @@ static int t_redir_move(const line *l, uint64_t *rng, char **out)
     return sb_done(&o, out);
 }
 
+/* ---- resolved-path spellings ---------------------------------------------------------
+ * A path operand spelled another way that names the same file: the gate must
+ * judge a path by what it resolves to, never by its text.  Only words that are
+ * paths beyond doubt are respelled: absolute, or starting with ./ or ../ (or ~/,
+ * for path-expand), of plain characters, not the program and not an option. */
+
+typedef struct pref {
+    const sgr_word *w;
+    int dir;                     /* the command treats it as a directory (rm -r, chmod -R, cd) */
+    int rm;                      /* rm refuses a path ending in . or .. */
+} pref;
+
+static int path_text_ok(const char *t, size_t n)
+{
+    if (!n || !all_bare(t, n, 0) || memchr(t, ',', n) || memchr(t, '=', n) || memchr(t, ':', n))
+        return 0;
+    return t[0] == '/' || (n >= 2 && t[0] == '.' && t[1] == '/') || (n >= 3 && !memcmp(t, "../", 3));
+}
+
+/* The segment's program is base name b and it has one of the options in opts. */
+static int seg_is(const sgr_segment *s, const char *b, const char *const *opts)
+{
+    const char *p = s->argv[0].text, *sl = strrchr(p, '/');
+    if (strcmp(sl ? sl + 1 : p, b) != 0)
+        return 0;
+    if (!opts)
+        return 1;
+    for (uint32_t i = 1; i < s->argc; i++) {
+        const char *a = s->argv[i].text;
+        for (const char *const *o = opts; *o; o++)
+            if (!strcmp(a, *o) || (a[0] == '-' && a[1] != '-' && (*o)[1] != '-' && strchr(a, (*o)[1])))
+                return 1;
+    }
+    return 0;
+}
+
+/* Pick a path operand (tilde: ~/ words too); 0 when there is none. */
+static int pick_path(const line *l, uint64_t *rng, int tilde, pref *out)
+{
+    static const char *const rec[] = { "-r", "-R", "--recursive", NULL };
+    size_t n = 0, want = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (!n)
+                return 0;
+            want = rnd(rng, n);
+        }
+        for (uint32_t i = 0; i < l->cl.nseg; i++) {
+            const sgr_segment *s = &l->cl.seg[i];
+            if (!seg_ok(l, s))
+                continue;
+            int rm = seg_is(s, "rm", NULL);
+            int dir = (rm && seg_is(s, "rm", rec)) || seg_is(s, "chmod", rec) || seg_is(s, "chown", rec)
+                      || seg_is(s, "chgrp", rec) || seg_is(s, "cd", NULL);
+            for (uint32_t j = 1; j < s->argc + s->nredirs; j++) {
+                const sgr_word *w;
+                if (j < s->argc) {
+                    w = &s->argv[j];
+                } else {
+                    const sgr_redir *r = &s->redirs[j - s->argc];
+                    if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
+                        || r->kind == SGR_REDIR_DUP_OUT || r->kind == SGR_REDIR_DUP_IN)
+                        continue;
+                    w = &r->target;
+                }
+                int ok = word_known(w) && word_respellable(l, w, 0) && path_text_ok(w->text, w->len);
+                if (!ok && tilde && w->flags == SGR_W_TILDE && w->len >= 2 && w->text[0] == '~' && w->text[1] == '/'
+                    && all_bare(w->text + 1, w->len - 1, 0) && w->span.len == w->len)
+                    ok = 1;
+                if (!ok)
+                    continue;
+                if (pass == 0) {
+                    n++;
+                } else if (want-- == 0) {
+                    out->w = w;
+                    out->dir = dir && j < s->argc;
+                    out->rm = rm;
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The components of t[0..n): how many, and where component k starts and ends. */
+static size_t comp_bounds(const char *t, size_t n, size_t k, size_t *a, size_t *b)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && t[i] == '/')
+            i++;
+        if (i >= n)
+            break;
+        size_t s = i;
+        while (i < n && t[i] != '/')
+            i++;
+        if (c == k) {
+            *a = s;
+            *b = i;
+        }
+        c++;
+    }
+    return c;
+}
+
+static int t_path_spell(sgm_transform t, const line *l, uint64_t *rng, char **out)
+{
+    pref pr;
+    if (!pick_path(l, rng, t == SGM_PATH_EXPAND, &pr))
+        return 0;
+    const sgr_word *w = pr.w;
+    const char *x = w->text;
+    size_t n = w->len;
+    sb rep = { 0 };
+    if (t == SGM_PATH_SLASH) {
+        size_t k = 0, at = 0;
+        for (size_t i = 0; i < n; i++)
+            k += x[i] == '/';
+        if (!k)
+            return 0;
+        size_t pick = rnd(rng, k);
+        for (size_t i = 0; i < n; i++)
+            if (x[i] == '/' && pick-- == 0)
+                at = i;
+        sb_add(&rep, x, at + 1);
+        sb_add(&rep, x + at, n - at);
+    } else if (t == SGM_PATH_DOT) {
+        int trail = pr.dir && rnd(rng, 2);
+        if (trail) {
+            sb_add(&rep, x, n);
+            if (x[n - 1] != '/')
+                sb_ch(&rep, '/');
+            else if (!pr.rm)
+                sb_ch(&rep, '.');
+            if (!pr.rm && x[n - 1] != '/' && rnd(rng, 2))
+                sb_ch(&rep, '.');
+        } else {
+            size_t k = 0, at = 0;
+            for (size_t i = 0; i + 1 < n; i++)
+                k += x[i] == '/';
+            if (!k)
+                return 0;
+            size_t pick = rnd(rng, k);
+            for (size_t i = 0; i + 1 < n; i++)
+                if (x[i] == '/' && pick-- == 0)
+                    at = i;
+            sb_add(&rep, x, at + 1);
+            sb_str(&rep, "./");
+            sb_add(&rep, x + at + 1, n - at - 1);
+        }
+    } else if (t == SGM_PATH_UP) {
+        static const char *const via[] = { "/usr/..", "/dev/fd/../../..", "/proc/self/root" };
+        size_t a = 0, b = 0;
+        if (x[0] != '/' || comp_bounds(x, n, 0, &a, &b) == 0)
+            return 0;                        /* "/" itself: rm refuses a path ending in .. */
+        sb_str(&rep, via[rnd(rng, 3)]);
+        sb_add(&rep, x, n);
+    } else if (t == SGM_PATH_GLOB) {
+        struct stat st;
+        size_t a = 0, b = 0, nc = comp_bounds(x, n, 0, &a, &b);
+        if (x[0] != '/' || !nc || lstat(x, &st) != 0)
+            return 0;                        /* a glob matches only what exists */
+        comp_bounds(x, n, rnd(rng, nc), &a, &b);
+        size_t at = a + rnd(rng, b - a);
+        unsigned char c = (unsigned char)x[at];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return 0;
+        sb_add(&rep, x, at);
+        sb_ch(&rep, '[');
+        sb_ch(&rep, (char)c);
+        sb_ch(&rep, ']');
+        sb_add(&rep, x + at + 1, n - at - 1);
+    } else if (t == SGM_PATH_BRACE) {
+        sb_ch(&rep, '{');
+        sb_add(&rep, x, n);
+        sb_str(&rep, ",}");
+    } else {                                 /* SGM_PATH_EXPAND */
+        if (x[0] == '~') {
+            sb_str(&rep, "\"$HOME\"");
+            sb_add(&rep, x + 1, n - 1);
+        } else {
+            /* a letter inside a name (neither its first nor its last) */
+            size_t a = 0, b = 0, nc = comp_bounds(x, n, 0, &a, &b), cand = 0, at = 0;
+            for (int pass = 0; pass < 2; pass++) {
+                size_t pick = pass ? rnd(rng, cand) : 0;
+                for (size_t k = 0; k < nc; k++) {
+                    comp_bounds(x, n, k, &a, &b);
+                    for (size_t i = a + 1; i + 1 < b; i++) {
+                        unsigned char c = (unsigned char)x[i];
+                        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+                            continue;
+                        if (pass == 0)
+                            cand++;
+                        else if (pick-- == 0)
+                            at = i;
+                    }
+                }
+                if (!cand)
+                    return 0;
+            }
+            sb_add(&rep, x, at);
+            sb_str(&rep, "$(printf ");
+            sb_ch(&rep, x[at]);
+            sb_ch(&rep, ')');
+            sb_add(&rep, x + at + 1, n - at - 1);
+        }
+    }
+    return splice_sb(l, w->span.off, w->span.off + w->span.len, &rep, out);
+}
+
 /* ---- entry points ---------------------------------------------------------------- */
 
 int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, uint64_t *rng, char **out)
@@ -1639,6 +1858,14 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
         break;
     case SGM_HEREDOC_BODY:
         r = t_heredoc_body(&l, rng, out);
+        break;
+    case SGM_PATH_SLASH:
+    case SGM_PATH_DOT:
+    case SGM_PATH_UP:
+    case SGM_PATH_GLOB:
+    case SGM_PATH_BRACE:
+    case SGM_PATH_EXPAND:
+        r = t_path_spell(t, &l, rng, out);
         break;
     default:
         r = 0;

@@ -2,12 +2,15 @@
  *
  * Each transformation rewrites one command line into another that bash runs the
  * same way: the same programs with the same argv, in the same order, with the same
- * redirections.  They work on the spans sgr_sh_parse reports, so a word is rewritten
- * only where its value is fully known (no $var, $(...), globs, braces, ~).
+ * redirections -- except the path-* ones, which give a path operand another
+ * spelling of the same file (the same argv once each path is resolved; path-glob
+ * only for a path that exists, the one thing here that looks at the filesystem).
+ * They work on the spans sgr_sh_parse reports, so a word is rewritten only where
+ * its value is fully known (no $var, $(...), globs, braces, ~).
  *
  * Ownership: sgm_apply hands back one sg_malloc'd string; sgm_variants fills a list
- * whose strings the caller releases with sgm_list_free.  Nothing here prints, reads
- * the filesystem or runs a command. */
+ * whose strings the caller releases with sgm_list_free.  Nothing here prints or runs
+ * a command. */
 #ifndef SGM_MUTATE_H
 #define SGM_MUTATE_H
 #include <stddef.h>
@@ -45,7 +48,13 @@
     X(ARITH_EXPR,   "arith",        "a command as $(...) in arithmetic: (( a[$(CMD)] )), ${a[$(CMD)]}, x='a[$(CMD)]'; $((x)) (output captured)") \
     X(ARITH_NAME,   "arith-name",   "a command as $(...) in a builtin's NAME operand: test -v 'a[$(CMD)]', read, printf -v, let (output captured)") \
     X(HEREDOC,      "heredoc",      "a here-document before the line, in a delimiter form bash ends: EO\\<newline>F, <<-, <<E\"O\"F, $(...) rule") \
-    X(HEREDOC_BODY, "heredoc-body", "a command as $(...) in an unquoted here-document body (output captured)")
+    X(HEREDOC_BODY, "heredoc-body", "a command as $(...) in an unquoted here-document body (output captured)") \
+    X(PATH_SLASH,   "path-slash",   "a path operand with a doubled slash: //etc/x, /etc//x") \
+    X(PATH_DOT,     "path-dot",     "a path operand with /./ inside, or x/ and x/. for a directory") \
+    X(PATH_UP,      "path-up",      "a path operand from /usr/../, /dev/fd/../../../ or /proc/self/root/") \
+    X(PATH_GLOB,    "path-glob",    "a path operand as a glob that matches only it: /e[t]c/x (existing paths)") \
+    X(PATH_BRACE,   "path-brace",   "a path operand as a brace expansion of one word: {/etc/x,}") \
+    X(PATH_EXPAND,  "path-expand",  "a path operand built at run time: /etc/sha$(printf d)ow, \"$HOME\"/x for ~/x")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,

@@ -2,38 +2,11 @@
  * loading the policy they name, joining a command's words. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/opts.h"
+#include "cli/help.h"
 
 const char *const prog_name = "shellgate";
-
-void cli_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: shellgate compile [-o OUT.sgt] [--check] [-I DIR]... FILE...\n"
-        "       shellgate check   [-p POLICY] [--cwd DIR] [--root DIR]... [--json] -- COMMAND\n"
-        "       shellgate check   [-p POLICY] --batch\n"
-        "         admission: [--state FILE | --admit] [--agent ID] [--non-interactive]\n"
-        "                    [--log FILE [--log-max-bytes N]]\n"
-        "                    [--rate-store redis://HOST[:PORT][/DB] [--rate-store-down deny|local]\n"
-        "                     [--rate-store-timeout MS]]\n"
-        "       shellgate approve ID [--once | --session | --always] [--state FILE] [--rate-store URL]\n"
-        "       shellgate state reset [--state FILE] [--rate-store URL]\n"
-        "       shellgate bundle build -o OUT.sgb [--scope PATTERN]... FILE... | sign --key KEY BUNDLE\n"
-        "                        | verify --pub KEY.pub [--scope NAME] BUNDLE\n"
-        "       shellgate keygen  -o NAME                  (NAME: secret key, 0600; NAME.pub: public key)\n"
-        "       shellgate test    [-p POLICY] [--coverage] [-I DIR]... FILE...   (.rules: inline tests; .cases: case files)\n"
-        "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... -- COMMAND\n"
-        "       shellgate dump    POLICY\n"
-        "       shellgate decompile POLICY                 (rule text that compiles to the same decisions)\n"
-        "       shellgate fuzz    [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...]\n"
-        "       shellgate run     [-p POLICY] [--cwd DIR] [--root DIR]... [--session ID] [--json] -- COMMAND\n"
-        "       shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]\n"
-        "       shellgate hook    claude-code|codex|gemini-cli|cursor|copilot [-p POLICY] [--state FILE] [--print-config]\n"
-        "       shellgate serve   --socket PATH [-p POLICY] [--mode 0600] [--state FILE] [--log FILE] [--approve]\n"
-        "POLICY is an embedded pack name, a .rules file, a compiled .sgt table or a bundle\n"
-        "(.sgb); without -p the embedded default pack decides.  --require-signature KEY.pub\n"
-        "[--scope NAME] accepts only a bundle signed by that key and meant for NAME.\n");
-}
 
 void cli_print_diag(void *ud, const char *text)
 {
@@ -41,10 +14,23 @@ void cli_print_diag(void *ud, const char *text)
     fprintf(stderr, "%s\n", text);
 }
 
-static int need_arg(int i, int argc, const char *opt)
+/* Every option cli_parse_opts knows, for "did you mean". */
+static const char *const known_opts[] = {
+    "-p", "--policy", "--cwd", "--root", "-I", "-o", "--json", "--batch", "--check", "--state", "--admit",
+    "--rate-store", "--rate-store-down", "--rate-store-timeout", "--require-signature", "--scope", "--agent",
+    "--log", "--log-max-bytes", "--non-interactive", "--once", "--session", "--always", "--coverage", "--argv",
+    "--help",
+};
+
+static const char *verb_of(const cli *o)
+{
+    return o->verb ? o->verb : "";
+}
+
+static int need_arg(const cli *o, int i, int argc, const char *opt)
 {
     if (i + 1 >= argc) {
-        fprintf(stderr, "%s: %s needs a value\n", prog_name, opt);
+        fprintf(stderr, "%s%s%s: %s needs a value\n", prog_name, o->verb ? " " : "", verb_of(o), opt);
         return 0;
     }
     return 1;
@@ -81,30 +67,37 @@ static int parse_fleet_opt(cli *o, const char *a, const char *v)
 
 int cli_parse_opts(cli *o, int argc, char **argv)
 {
-    int i = 0;
+    int i = 0, w = 0;                  /* argv[0..w): the operands so far */
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;
+            o->dashdash = 1;
             break;
+        } else if (a[0] != '-' || !a[1]) {
+            if (o->command_operands)
+                break;
+            argv[w++] = argv[i];          /* an operand: options may follow it */
+        } else if (strcmp(a, "--argv") == 0) {
+            o->argv_mode = 1;
         } else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->policy = argv[++i];
         } else if (strcmp(a, "--cwd") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->cwd = argv[++i];
         } else if (strcmp(a, "--root") == 0) {
-            if (!need_arg(i, argc, a) || o->nroots == 64)
+            if (!need_arg(o, i, argc, a) || o->nroots == 64)
                 return -1;
             o->roots[o->nroots++] = argv[++i];
         } else if (strcmp(a, "-I") == 0) {
-            if (!need_arg(i, argc, a) || o->ninc == 64)
+            if (!need_arg(o, i, argc, a) || o->ninc == 64)
                 return -1;
             o->incs[o->ninc++] = argv[++i];
         } else if (strcmp(a, "-o") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->out = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
@@ -114,7 +107,7 @@ int cli_parse_opts(cli *o, int argc, char **argv)
         } else if (strcmp(a, "--check") == 0) {
             o->check_only = 1;
         } else if (strcmp(a, "--state") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->state = argv[++i];
             o->admit = 1;
@@ -123,10 +116,10 @@ int cli_parse_opts(cli *o, int argc, char **argv)
         } else if (strcmp(a, "--rate-store") == 0 || strcmp(a, "--rate-store-down") == 0
                    || strcmp(a, "--rate-store-timeout") == 0 || strcmp(a, "--require-signature") == 0
                    || strcmp(a, "--scope") == 0) {
-            if (!need_arg(i, argc, a) || parse_fleet_opt(o, a, argv[++i]) < 0)
+            if (!need_arg(o, i, argc, a) || parse_fleet_opt(o, a, argv[++i]) < 0)
                 return -1;
         } else if (strcmp(a, "--agent") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->agent = argv[++i];
             if (!o->agent[0] || strlen(o->agent) > 200) {
@@ -134,12 +127,12 @@ int cli_parse_opts(cli *o, int argc, char **argv)
                 return -1;
             }
         } else if (strcmp(a, "--log") == 0) {
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->log = argv[++i];
         } else if (strcmp(a, "--log-max-bytes") == 0) {
             char *end;
-            if (!need_arg(i, argc, a))
+            if (!need_arg(o, i, argc, a))
                 return -1;
             o->log_max = strtoull(argv[++i], &end, 10);
             if (*end || argv[i][0] == '-') {
@@ -156,15 +149,25 @@ int cli_parse_opts(cli *o, int argc, char **argv)
             o->scope = SG_APPROVE_ALWAYS;
         } else if (strcmp(a, "--coverage") == 0) {
             o->coverage = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "%s: unknown option '%s'\n", prog_name, a);
-            return -1;
         } else {
-            break;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+            const char *near = cli_nearest(name, known_opts, sizeof known_opts / sizeof *known_opts);
+            fprintf(stderr, "%s%s%s: unknown option '%s'", prog_name, o->verb ? " " : "", verb_of(o), a);
+            if (near)
+                fprintf(stderr, "; did you mean '%s'?", near);
+            fprintf(stderr, "\n");
+            if (o->command_operands && !near)
+                fprintf(stderr, "(a command's own options go after '--': shellgate %s -- COMMAND...)\n",
+                        verb_of(o));
+            return -1;
         }
     }
-    o->rest = argv + i;
-    o->nrest = argc - i;
+    /* the operands after the last option, then those after "--" or the first
+     * operand of a command */
+    memmove(argv + w, argv + i, sizeof *argv * (size_t)(argc - i));
+    o->rest = argv;
+    o->nrest = w + argc - i;
     return 0;
 }
 
@@ -199,4 +202,88 @@ char *cli_joined(char **v, int n, size_t *len)
 int cli_exit_for(sg_decision d)
 {
     return d == SG_ALLOW ? 0 : d == SG_ASK ? 2 : 1;
+}
+
+int cli_exit_for_result(const sg_result *r)
+{
+    sg_decision d = sg_result_decision(r);
+    if (sg_result_rate_limited(r) || (d == SG_DENY && *sg_result_approval_id(r)))
+        return EX_TEMPFAIL;
+    return cli_exit_for(d);
+}
+
+/* Does word need quoting for bash to read it back as itself? */
+static int plain_word(const char *w)
+{
+    if (!*w)
+        return 0;
+    for (const char *p = w; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("_-./,:@%+", c)
+              || (c == '=' && p != w)))
+            return 0;
+    }
+    /* a first word with '=' would be an assignment, not a program */
+    return 1;
+}
+
+/* bash's reserved words, which it reads as syntax where a command starts */
+static int reserved(const char *w)
+{
+    static const char *const words[] = { "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+                                         "function", "if", "in", "select", "then", "until", "while", "time" };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcmp(w, words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+char *cli_command_line(const cli *o, size_t *len)
+{
+    if (o->nrest == 1 && !o->argv_mode)
+        return cli_joined(o->rest, 1, len);
+    size_t total = 1;
+    for (int i = 0; i < o->nrest; i++)
+        total += 4 * strlen(o->rest[i]) + 3;
+    char *s = malloc(total), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < o->nrest; i++) {
+        const char *w = o->rest[i];
+        if (i)
+            *p++ = ' ';
+        if (plain_word(w) && !(i == 0 && (strchr(w, '=') || reserved(w)))) {
+            size_t l = strlen(w);
+            memcpy(p, w, l);
+            p += l;
+            continue;
+        }
+        /* '...' with each ' as '\'' : bash reads exactly w back */
+        *p++ = '\'';
+        for (const char *q = w; *q; q++) {
+            if (*q == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *q;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    *len = (size_t)(p - s);
+    return s;
+}
+
+int cli_check_cwd(const cli *o)
+{
+    struct stat st;
+    if (!o->cwd)
+        return 0;
+    if (stat(o->cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s%s%s: --cwd %s: %s\n", prog_name, o->verb ? " " : "", verb_of(o), o->cwd,
+                stat(o->cwd, &st) != 0 ? "no such directory" : "not a directory");
+        return -1;
+    }
+    return 0;
 }

@@ -12,11 +12,9 @@
 #define EX_NOINPUT 66
 #define EX_SOFTWARE 70
 #define EX_CANTCREAT 73
+#define EX_TEMPFAIL 75                 /* rate-limited, or an ask nobody could answer */
 
 extern const char *const prog_name;    /* "shellgate", for messages */
-
-/* Every verb's usage, to f. */
-void cli_usage(FILE *f);
 /* Diagnostics of a load (sg_diag_fn): one line to stderr. */
 void cli_print_diag(void *ud, const char *text);
 
@@ -41,12 +39,22 @@ typedef struct cli {
     int rate_down;                     /* SG_STORE_DOWN_* */
     unsigned rate_timeout;             /* ms; 0: the default */
     const char *require_sig, *deploy_scope;
+    int argv_mode;                     /* --argv: the operands are one command's argv */
+    int dashdash;                      /* the operands came after "--" */
     char **rest;
     int nrest;
+    /* set by the caller before parsing: the verb (for messages), and whether its
+     * operands are a command line, so that options end at the first operand
+     * (check, explain, run) instead of being taken anywhere before "--" */
+    const char *verb;
+    int command_operands;
 } cli;
 
-/* Parse options up to "--" or the first operand into o (zeroed by the caller);
- * o->rest, o->nrest: the operands.  0, or -1 with the message printed. */
+/* Parse options into o (zeroed by the caller, verb and command_operands set):
+ * options anywhere before "--" (up to the first operand when command_operands),
+ * the operands into o->rest, o->nrest, in their order (argv is permuted, as
+ * GNU getopt does).  0, or -1 with the message printed (an unknown option says
+ * which known one is nearest). */
 int cli_parse_opts(cli *o, int argc, char **argv);
 /* The policy o names (-p, -I, --require-signature, --scope), diagnostics to
  * stderr; NULL with *status (SG_E*) on failure. */
@@ -54,7 +62,16 @@ sg_policy *cli_load_policy(const cli *o, int *status);
 /* The operands joined by spaces into one command line (malloc'd, freed
  * with free); NULL when memory runs out. */
 char *cli_joined(char **v, int n, size_t *len);
+/* The command line the operands of check, explain and run stand for: one word is
+ * a shell line as it is; several words (or --argv) are one command's argv, each
+ * quoted so that bash reads back exactly those words.  malloc'd; NULL on OOM. */
+char *cli_command_line(const cli *o, size_t *len);
+/* o->cwd, if given, is a directory: 0, or -1 with the message printed. */
+int cli_check_cwd(const cli *o);
 /* The exit status of a decision: 0 allow, 1 deny, 2 ask. */
 int cli_exit_for(sg_decision d);
+/* The exit status of a decided result: as cli_exit_for, and EX_TEMPFAIL when a
+ * limit refused it or it asked where nobody could answer (--non-interactive). */
+int cli_exit_for_result(const sg_result *r);
 
 #endif

@@ -55,7 +55,7 @@ typedef struct sgc_setexpr {
     X(AND) X(OR) X(NOT) X(ANY) X(PROGRAM) X(SUBCOMMAND) X(OPTION) X(OPTION_ALL) \
     X(ARG) X(ARG_AT) X(ARGC) X(PATH_OUTSIDE) X(PATH_INSIDE) X(REDIR_WRITES) \
     X(REDIR_READS) X(ASSIGNS) X(ASSIGNS_VAL) X(PIPED_FROM) X(PIPED_TO) X(DYNAMIC) \
-    X(LUA) X(TEXT_CONTAINS) X(TEXT_MATCHES) X(NESTED) X(LINE_RUNS)
+    X(LUA) X(TEXT_CONTAINS) X(TEXT_MATCHES) X(NESTED) X(LINE_RUNS) X(PATH_IS)
 
 typedef enum {
 #define X(k) SGC_C_##k,
@@ -102,8 +102,11 @@ typedef enum {
                                   * program is told it has (env -a NAME) */
     SGC_CL_CODE,                 /* code { OPTS }: the value is the program, in the
                                   * program's own language (python -c CODE) */
-    SGC_CL_STDIN                 /* stdin { OPTS }: the program runs what it reads
+    SGC_CL_STDIN,                /* stdin { OPTS }: the program runs what it reads
                                   * from stdin (sh -s; with no operand) */
+    SGC_CL_WRITES,               /* writes operands */
+    SGC_CL_COPIES,               /* copies */
+    SGC_CL_RUNS_FILE             /* runs operand */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

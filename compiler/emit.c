@@ -300,6 +300,7 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     }
     case SGC_C_PATH_OUTSIDE: op(b, SGT_OP_PATH_OUTSIDE, 0, 0); break;
     case SGC_C_PATH_INSIDE: op(b, SGT_OP_PATH_INSIDE, 0, set_of(c->set)); break;
+    case SGC_C_PATH_IS: op(b, SGT_OP_PATH_IS, 0, set_of(c->set)); break;
     case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, 0, set_of(c->set)); break;
     case SGC_C_REDIR_READS: op(b, SGT_OP_REDIR_READS, 0, set_of(c->set)); break;
     case SGC_C_ASSIGNS: op(b, SGT_OP_ASSIGNS, 0, set_of(c->set)); break;
@@ -555,8 +556,10 @@ static int emit_progspecs(emitter *e)
                 for (const sgc_clause *cl = d->clauses; cl; cl = cl->next) {
                     if (!d->wrapper && cl->kind != SGC_CL_VALUE && cl->kind != SGC_CL_TEXT
                         && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE
-                        && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code' and 'stdin' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN
+                        && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
+                        && cl->kind != SGC_CL_RUNS_FILE)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code', 'stdin', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -585,6 +588,9 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_MOREARGS: ps.flags |= SGT_PROG_MOREARGS; break;
             case SGC_CL_TEXT_OPERAND: ps.flags |= SGT_PROG_TEXT_OPERAND; break;
             case SGC_CL_STDIN: ps.flags |= SGT_PROG_STDIN; break;
+            case SGC_CL_WRITES: ps.flags |= SGT_PROG_WRITES; break;
+            case SGC_CL_COPIES: ps.flags |= SGT_PROG_COPIES; break;
+            case SGC_CL_RUNS_FILE: ps.flags |= SGT_PROG_RUNS_FILE; break;
             default: break;
             }
         }

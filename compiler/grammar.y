@@ -30,7 +30,8 @@
     SUBCOMMAND OPTION FLAG ARG AT ARGC PATH OUTSIDE WORKSPACE INSIDE REDIRECT WRITES
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
-    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN.
+    MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
+    IS OPERANDS COPIES.
 
 %left OR.
 %left AND.
@@ -113,6 +114,10 @@ clause(C) ::= LOOKUP(K) LBRACE cwords(W) RBRACE.    { C = sgc_clause_new(ps, SGC
 clause(C) ::= ARGV0(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_ARGV0, &K, W, NULL); }
 clause(C) ::= CODE(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_CODE, &K, W, NULL); }
 clause(C) ::= STDIN(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_STDIN, &K, W, NULL); }
+/* files the program makes or runs (docs/language.md "Files made on the line") */
+clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
+clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
+clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
 cwords(L) ::= .                       { L = NULL; }
 cwords(L) ::= cwords(P) word(W).      { L = sgc_wlist_new(ps, &W, P); }
 
@@ -169,6 +174,8 @@ cond(C) ::= ARG(K) AT WORD(N) m(S).  { C = sgc_cond_set(ps, SGC_C_ARG_AT, &K, S)
 cond(C) ::= ARGC(K) WORD(O) WORD(N). { C = sgc_cond_new(ps, SGC_C_ARGC, &K); if (C) { C->cmp = O; C->num = N; } }
 cond(C) ::= PATH(K) OUTSIDE WORKSPACE. { C = sgc_cond_new(ps, SGC_C_PATH_OUTSIDE, &K); }
 cond(C) ::= PATH(K) INSIDE m(S).     { C = sgc_cond_set(ps, SGC_C_PATH_INSIDE, &K, S); }
+/* a resolved path itself, not a directory above it */
+cond(C) ::= PATH(K) IS m(S).         { C = sgc_cond_set(ps, SGC_C_PATH_IS, &K, S); }
 cond(C) ::= REDIRECT(K) WRITES.      { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); }
 cond(C) ::= REDIRECT(K) WRITES TO m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, S); }
 cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); }

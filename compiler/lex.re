@@ -129,6 +129,9 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "outside"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OUTSIDE; }
         "workspace"   { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WORKSPACE; }
         "inside"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_INSIDE; }
+        "is"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_IS; }
+        "operands"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERANDS; }
+        "copies"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_COPIES; }
         "redirect"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REDIRECT; }
         "writes"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WRITES; }
         "reads"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_READS; }

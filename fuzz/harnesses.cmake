@@ -34,6 +34,9 @@ function(sg_fuzz_add target harness)
     # rules, eval, batch, table (edit mode): the library face and the embedded packs
     target_link_libraries(${target} PRIVATE sgshellgate sgfuzz_embedded sgshellgate ${CJSON_LIBRARIES})
   endif()
+  if(harness STREQUAL "diff")
+    target_link_libraries(${target} PRIVATE sgrefeval)   # the oracle, test machinery only
+  endif()
 endfunction()
 
 # the Lua hook boundary: the stdlib hooks on hostile segment data
@@ -43,7 +46,7 @@ list(APPEND SG_FUZZ_HARNESSES hooks)
 list(APPEND SG_FUZZ_HARNESSES bundle)
 
 # the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
-# built into sgshellgate) over the checked AST
+# the sgrefeval library, never shipped) over the checked AST
 list(APPEND SG_FUZZ_HARNESSES diff)
 
 # the executor's prepare stage: plan, word expansion, rendering (exec/run.h)

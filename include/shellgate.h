@@ -108,6 +108,9 @@ SG_API int sg_policy_load_table(const void *image, size_t len, const char *name,
 SG_API int sg_policy_load_rules(const char *text, size_t len, const char *name, const sg_load_options *opt,
                                 sg_policy **out);
 SG_API void sg_policy_free(sg_policy *p);
+/* The name of the i-th pack embedded in the library ("default", "readonly", ...;
+ * what sg_policy_load takes by name), or NULL past the last. */
+SG_API const char *sg_embedded_pack(size_t i);
 /* The pack's name ("readonly") and version, as its `pack` line says. */
 SG_API const char *sg_policy_name(const sg_policy *p);
 SG_API unsigned sg_policy_version(const sg_policy *p);
@@ -183,6 +186,44 @@ SG_API int sg_result_segment_span(const sg_result *r, size_t i, size_t *off, siz
  * (DESIGN.md "CLI").  NULL when memory runs out. */
 SG_API const char *sg_result_json(const sg_result *r, size_t *len);
 
+/* ---- explain ------------------------------------------------------------------- */
+
+/* sg_check, recording every rule tried on each segment and on the whole line
+ * (what `shellgate explain` prints).  The result is sg_check's, with the trace
+ * below; a trace that ran out of memory is cut short (sg_result_rules_tried_all
+ * says 0).  Never NULL. */
+SG_API const sg_result *sg_explain(sg_checker *c, const char *cmd, size_t len, const sg_check_options *o);
+
+/* One rule tried: on segment `segment` (-1: the rules about the whole line), its
+ * id ("pack:label"), its pack, its own decision, and whether it matched. */
+typedef struct sg_rule_tried {
+    long segment;
+    const char *rule, *pack;
+    sg_decision decision;
+    int matched;
+} sg_rule_tried;
+
+/* The rules sg_explain tried, in the order tried (0 after sg_check or
+ * sg_decide); 1 when the list is whole. */
+SG_API size_t sg_result_rules_tried(const sg_result *r);
+SG_API int sg_result_rules_tried_all(const sg_result *r);
+/* Entry k: 0 and *out, or -1 out of range. */
+SG_API int sg_result_rule_tried(const sg_result *r, size_t k, sg_rule_tried *out);
+
+/* A segment as the rules saw it, after unwrapping and normalising: the program
+ * (argv[0]'s basename; "" when none), the subcommand (the first operand after
+ * the options, as a `subcommand` condition sees it; NULL when none), the
+ * options one by one (-rf as -r and -f, --out=x as --out), the directory it runs
+ * in, and the paths the evaluation resolved (absolute; operands and option
+ * values it had to judge).  NULL out of range, or when memory runs out. */
+SG_API const char *sg_result_segment_program(const sg_result *r, size_t i);
+SG_API const char *sg_result_segment_subcommand(const sg_result *r, size_t i);
+SG_API size_t sg_result_segment_options(const sg_result *r, size_t i);
+SG_API const char *sg_result_segment_option(const sg_result *r, size_t i, size_t k);
+SG_API const char *sg_result_segment_cwd(const sg_result *r, size_t i);
+SG_API size_t sg_result_segment_paths(const sg_result *r, size_t i);
+SG_API const char *sg_result_segment_path(const sg_result *r, size_t i, size_t k);
+
 /* ---- admission ------------------------------------------------------------------ */
 
 /* ORDER SGA_STORE_DOWN, ORDER SGA_APPROVE (lib/admission.c asserts the values) */
@@ -238,6 +279,26 @@ SG_API int sg_admission_approve(sg_admission *a, const char *id, sg_approve_scop
                                 sg_approval *out);
 /* Forget every limit, approval and pending ask of the store: 0, or -1 (diag). */
 SG_API int sg_admission_reset(sg_admission *a);
+
+/* A pending ask or a granted approval, as sg_admission_list hands it to fn (valid
+ * during the call).  scope 0: an ask waiting for `approve` (cmd, cwd and session
+ * say what was asked, where and from which session); SG_APPROVE_ONCE or _SESSION:
+ * an approval in the store (session: the session it holds for); SG_APPROVE_ALWAYS:
+ * an approval for good, from the overlay file (cmd and cwd as saved).  created:
+ * seconds since the epoch (0 when not recorded). */
+typedef struct sg_approval_entry {
+    const char *id;
+    int scope;
+    const char *cmd, *cwd, *session;
+    double created;
+} sg_approval_entry;
+typedef void (*sg_approval_fn)(void *ud, const sg_approval_entry *e);
+/* Every pending ask and approval, the store's first: 0, or -1 (diag; the Redis
+ * rate store cannot list them). */
+SG_API int sg_admission_list(sg_admission *a, sg_approval_fn fn, void *ud);
+/* Forget the pending ask and every approval (for good included) with this id: 0
+ * revoked, 1 nothing had that id, -1 an error (diag). */
+SG_API int sg_admission_revoke(sg_admission *a, const char *id);
 
 /* ---- JSON lines ------------------------------------------------------------------ */
 

@@ -98,3 +98,35 @@ SG_API int sg_admission_reset(sg_admission *a)
     }
     return 0;
 }
+
+typedef struct list_fwd {
+    sg_approval_fn fn;
+    void *ud;
+} list_fwd;
+
+static void forward(void *ud, const sga_entry *e)
+{
+    const list_fwd *f = ud;
+    sg_approval_entry o = { e->id, e->kind, e->cmd, e->cwd, e->session, (double)e->created_ns / 1e9 };
+    f->fn(f->ud, &o);
+}
+
+SG_API int sg_admission_list(sg_admission *a, sg_approval_fn fn, void *ud)
+{
+    char err[1200];
+    list_fwd f = { fn, ud };
+    if (sga_list(a->a, forward, &f, err, sizeof err) < 0) {
+        diag(a, NULL, NULL, err);
+        return -1;
+    }
+    return 0;
+}
+
+SG_API int sg_admission_revoke(sg_admission *a, const char *id)
+{
+    char err[1200];
+    int r = sga_revoke(a->a, id ? id : "", err, sizeof err);
+    if (r < 0)
+        diag(a, NULL, NULL, err);
+    return r;
+}

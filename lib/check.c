@@ -31,6 +31,9 @@ SG_API void sg_checker_free(sg_checker *c)
     sgr_ctx_free(c->ctx);
     sg_free(c->line);
     sg_free(c->res.json.s);
+    sg_result_drop(&c->res);
+    sg_free(c->res.tried);
+    sg_free(c->res.held);
     sg_free(c);
 }
 
@@ -54,6 +57,8 @@ SG_API const sg_result *sg_decide(sg_checker *c, sg_admission *a, const char *cm
 {
     sg_result *res = &c->res;
     res->json_ok = 0;
+    if (res->nheld || res->traced)
+        sg_result_drop(res);
     /* a line of its own, NUL-terminated: the store keeps the command as text */
     if (len + 1 > c->linecap) {
         char *nl = sg_realloc(c->line, len + 1);

@@ -13,7 +13,16 @@ struct sg_result {
     sga_verdict v;                     /* the decision as admitted (or as checked) */
     sg_batch_buf json;                 /* sg_result_json, built on first use */
     int json_ok;                       /* json holds this result's object */
+    /* sg_explain (lib/explain.c): the rules tried, and the strings handed out
+     * about segments (copies, freed by the checker's next call) */
+    struct sg_tried *tried;
+    size_t ntried, captried;
+    int traced, trace_oom;
+    char **held;
+    size_t nheld, capheld;
 };
+/* Forget what sg_explain and the segment accessors kept (lib/explain.c). */
+void sg_result_drop(sg_result *r);
 
 struct sg_checker {
     sgr_ctx *ctx;

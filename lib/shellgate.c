@@ -31,6 +31,14 @@ int sg_embedded_source(void *ud, const char *name, const char **text, size_t *le
     return 1;
 }
 
+SG_API const char *sg_embedded_pack(size_t i)
+{
+    for (size_t k = 0; k < sg_embedded_nsources; k++)
+        if (strncmp(sg_embedded_sources[k].name, "std/", 4) != 0 && i-- == 0)
+            return sg_embedded_sources[k].name;
+    return NULL;
+}
+
 int sg_compile_files(const char *const *files, size_t n, const sg_load_options *opt,
                      uint8_t **out, size_t *len)
 {

@@ -129,6 +129,7 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_ARGC: putf(d, "argc %s %u", cmp_text[a], b); break;
     case SGT_OP_PATH_OUTSIDE: puts_(d, "path outside workspace"); break;
     case SGT_OP_PATH_INSIDE: puts_(d, "path inside "); matcher(d, b); break;
+    case SGT_OP_PATH_IS: puts_(d, "path is "); matcher(d, b); break;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
         puts_(d, op == SGT_OP_REDIR_WRITES ? "redirect writes" : "redirect reads");
         if (b != SGT_NONE) {
@@ -355,6 +356,12 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " join");
         if (p->flags & SGT_PROG_MOREARGS)
             puts_(&d, " moreargs");
+        if (p->flags & SGT_PROG_WRITES)
+            puts_(&d, " writes operands");
+        if (p->flags & SGT_PROG_COPIES)
+            puts_(&d, " copies");
+        if (p->flags & SGT_PROG_RUNS_FILE)
+            puts_(&d, " runs operand");
         puts_(&d, " }\n");
     }
     for (uint32_t r = 0; r < t->nrules && !d.failed; r++) {

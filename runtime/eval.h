@@ -56,6 +56,12 @@ typedef struct sgr_norm {
     uint32_t unknown_paths;           /* operands whose value is only known at run time */
     int outside;                      /* a path leaves every root (or is unknown) */
     sgr_sv outside_path;             /* the first one that does */
+    uint32_t *rpath;                  /* [2 * nredirs]: the paths redirection i resolved
+                                       * to, paths[rpath[2i] .. + rpath[2i + 1]) */
+    const struct sgr_ppat **ppat;     /* [npaths]: the pattern path i stands for (a glob,
+                                       * a brace alternative, a partly known word;
+                                       * runtime/pathpat.h), NULL: paths[i] itself */
+    uint32_t npats;                   /* how many are patterns */
     uint32_t rel_unknown;             /* relative paths under a cwd only known at run
                                        * time (the segment is then dynamic) */
 } sgr_norm;
@@ -66,6 +72,18 @@ typedef struct sgr_norm {
 /* In vflags: the value is a whole argv word (-o FILE), which `arg` has already
  * tested as one. */
 #define SGR_V_WORD 0x40000000u
+
+/* A name an earlier segment of the line may make (docs/language.md "Files made on
+ * the line"): what segment seg writes (a redirection, `tee FILE`: src.s NULL) or
+ * makes a copy of or a link to src (`cp SRC NAME`, `ln -s SRC NAME`).  With
+ * under, name is a directory and what is made is name/basename(src).  Words as
+ * the normaliser has them; each evaluator resolves them itself. */
+typedef struct sgr_made {
+    uint32_t seg;
+    sgr_sv name, src;
+    uint32_t name_flags, src_flags;   /* SGR_W_* of the words */
+    int under;
+} sgr_made;
 
 #define SGR_RULE_DEFAULT  (-1)        /* the pack's default decided */
 #define SGR_RULE_DYNAMIC  (-2)        /* the built-in dynamic deny decided */
@@ -83,6 +101,8 @@ typedef struct sgr_result {
     uint8_t *seg_decision;            /* [cl.nseg] */
     int32_t *seg_rule;                /* [cl.nseg] */
     int oom;                          /* evaluation ran out of memory: deny */
+    const sgr_made *made;             /* [nmade] names made on the line, in segment order */
+    uint32_t nmade;
     /* The table's limits that apply to this command (indices into LIMITS, in
      * order): every limit without `when`, and each whose condition holds for a
      * segment.  Matched by sgr_eval, so admission reads them here.  limits_error:
@@ -111,6 +131,10 @@ const char *sgr_decision_name(uint32_t d);
  * they take at most this many entries in all (else it merges them per segment);
  * tests lower it to compare the two ways.  Read by sgr_ctx_new. */
 extern size_t sgr_walk_max;
+/* Tests only (NULL otherwise): a directory below which every directory is taken
+ * for a case-folding one, as a FAT or casefold directory is (there is no such
+ * filesystem to mount in a test).  Read by every evaluation. */
+extern const char *sgr_fold_force;
 /* The id of rule r as results and logs print it: "pack:label", or "default",
  * "dynamic", "no-command" for the SGR_RULE_* values ("unknown" out of range). */
 const char *sgr_rule_name(const sgr_table *t, int32_t r);

@@ -1,9 +1,12 @@
 /* feed.c - the program a shell or an interpreter is fed on the line (feed.h): where
  * it comes from (standard input, a process substitution, /dev/stdin) and, when it
  * is literal on the line, what it is (echo's, printf's and cat's output). */
+#include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "feed.h"
+#include "shexpand.h"
 #include "unwrap.h"
 
 #define UNKNOWN_WORD (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE)
@@ -391,12 +394,97 @@ int sgr_feed_output(sg_arena *a, const sgr_segment *s, const char *out[2], uint3
 
 enum { SRC_NONE, SRC_STDIN, SRC_WORD };
 
-static int is_stdin_path(const sgr_word *w)
+/* The names of the command's own standard input (docs/security.md). */
+static const char *const stdin_names[] = { "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0" };
+
+/* Could pattern q (fnmatch(3), an expansion already '*') name standard input?
+ * After "//", "/." and a trailing '/' fold: one of the names itself, or a name
+ * that ends in dev/stdin or fd/0 -- what comes before may lead to "/" or to a
+ * process's fd directory (/usr/.., /proc/self/root, /dev/fd/.., a symlink), which
+ * only the filesystem tells (the walk's business; this module reads none). */
+static int pattern_stdin(char *q, size_t n, int pathname)
 {
-    static const char *const p[] = { "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0" };
-    for (size_t i = 0; i < sizeof p / sizeof *p; i++)
-        if (w->len == strlen(p[i]) && memcmp(w->text, p[i], w->len) == 0)
+    size_t o = 0, cs[2] = { 0, 0 }, cl[2] = { 0, 0 }, nc = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && q[i] == '/')
+            i++;
+        size_t b = i;
+        while (i < n && q[i] != '/')
+            i++;
+        size_t l = i - b;
+        if (l == 0 || (l == 1 && q[b] == '.'))
+            continue;
+        q[o++] = '/';
+        memmove(q + o, q + b, l);
+        cs[0] = cs[1], cl[0] = cl[1];
+        cs[1] = o, cl[1] = l;
+        nc++;
+        o += l;
+    }
+    q[o] = '\0';
+    int fl = pathname ? FNM_PATHNAME : 0;
+    if (nc >= 2 && cl[0] < 64 && cl[1] < 64) {
+        char a[64], b[64];
+        memcpy(a, q + cs[0], cl[0]);
+        a[cl[0]] = '\0';
+        memcpy(b, q + cs[1], cl[1]);
+        b[cl[1]] = '\0';
+        if ((fnmatch(a, "dev", fl) == 0 && fnmatch(b, "stdin", fl) == 0)
+            || (fnmatch(a, "fd", fl) == 0 && fnmatch(b, "0", fl) == 0))
             return 1;
+    }
+    for (size_t i = 0; i < sizeof stdin_names / sizeof *stdin_names; i++)
+        if (fnmatch(q, stdin_names[i], fl) == 0)
+            return 1;
+    return 0;
+}
+
+/* Does word w name the command's standard input, by what it resolves to: the
+ * names themselves in any spelling ("/dev//stdin", "/dev/./fd/0",
+ * "/usr/../dev/stdin"), and a glob, a brace expansion or a partly known word that
+ * can make one ("/[d]ev/stdin", "{/dev/stdin,}", "/dev/std$(printf i)n").  A word
+ * whose written part says nothing ("$f") is not one.  Reading it as standard input
+ * is what sgr_feed adds to the program's own rules, never instead of them. */
+static int is_stdin_path(sg_arena *a, const sgr_word *w)
+{
+    if (w->len == 0 || w->len > 4096)
+        return 0;
+    const char *alt[16];
+    uint32_t altl[16];
+    int na = (w->flags & SGR_W_BRACE) ? sgr_sx_braces(a, w->text, w->len, alt, altl, 16) : 0;
+    if (na == -2)
+        return 0;
+    if (na == -1)
+        return 1;                           /* more words than are read: may be one */
+    if (na == 0) {
+        alt[0] = w->text;
+        altl[0] = w->len;
+        na = 1;
+    }
+    for (int k = 0; k < na; k++) {
+        char *q = sg_arena_alloc(a, 2 * (size_t)altl[k] + 2);
+        if (!q)
+            return 0;
+        size_t o = 0;
+        int written = 0, exp = 0;
+        for (size_t i = 0; i < altl[k];) {
+            char ch = alt[k][i];
+            size_t l = (w->flags & SGR_W_UNKNOWN) && (ch == '$' || ch == '`') ? sgr_sx_expansion(alt[k] + i, altl[k] - i) : 0;
+            if (l) {
+                q[o++] = '*';               /* some bytes, '/' too */
+                exp = 1;
+                i += l;
+                continue;
+            }
+            if (!(w->flags & SGR_W_GLOB) && (ch == '*' || ch == '?' || ch == '[' || ch == '\\'))
+                q[o++] = '\\';
+            written |= ch != '/' && ch != '.';
+            q[o++] = ch;
+            i++;
+        }
+        if (written && pattern_stdin(q, o, !exp))
+            return 1;
+    }
     return 0;
 }
 
@@ -412,8 +500,8 @@ static int is_procsub_word(const sgr_word *w)
  * or SRC_WORD (its program file is the process substitution argv[*opnd]).  A shell
  * (shell != 0) reads a lone '-' as the end of its options; an interpreter reads it
  * as standard input. */
-static int program_source(const sgr_table *t, const sgt_progspec *ps, int shell, const sgr_segment *s,
-                          uint32_t *opnd)
+static int program_source(sg_arena *a, const sgr_table *t, const sgt_progspec *ps, int shell,
+                          const sgr_segment *s, uint32_t *opnd)
 {
     int done = 0, from_stdin = 0;
     for (uint32_t i = 1; i < s->argc; i++) {
@@ -463,7 +551,7 @@ static int program_source(const sgr_table *t, const sgt_progspec *ps, int shell,
             continue;
         }
         /* the first operand: the program file, or arguments after sh -s */
-        if (from_stdin || is_stdin_path(w) || (!shell && w->len == 1 && x[0] == '-'))
+        if (from_stdin || is_stdin_path(a, w) || (!shell && w->len == 1 && x[0] == '-'))
             return SRC_STDIN;
         if (is_procsub_word(w)) {
             *opnd = i;
@@ -475,14 +563,14 @@ static int program_source(const sgr_table *t, const sgt_progspec *ps, int shell,
 }
 
 /* source FILE / . FILE (bash's builtins): FILE is the script. */
-static int source_operand(const sgr_segment *s, uint32_t *opnd)
+static int source_operand(sg_arena *a, const sgr_segment *s, uint32_t *opnd)
 {
     uint32_t i = 1;
     if (i < s->argc && s->argv[i].len == 2 && memcmp(s->argv[i].text, "--", 2) == 0)
         i++;
     if (i >= s->argc)
         return SRC_NONE;
-    if (is_stdin_path(&s->argv[i]))
+    if (is_stdin_path(a, &s->argv[i]))
         return SRC_STDIN;
     if (is_procsub_word(&s->argv[i])) {
         *opnd = i;
@@ -698,7 +786,7 @@ int sgr_feed(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, cons
     else
         return 0;
     uint32_t opnd = 0;
-    int src = source ? source_operand(s, &opnd) : program_source(t, ps, shell, s, &opnd);
+    int src = source ? source_operand(a, s, &opnd) : program_source(a, t, ps, shell, s, &opnd);
     if (src == SRC_NONE)
         return 0;
     fed f = { a, cl, { NULL, NULL }, { 0, 0 }, s->span, NULL };

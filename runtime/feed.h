@@ -3,7 +3,7 @@
  * `echo 'rm -rf /' | sh`, `printf 'rm -rf /\n' | bash -s`, `sh <<'EOF'`, `bash <<< ...`,
  * `bash <(echo ...)`, `source <(printf ...)`, `python3 - < file`, `curl x | python3`:
  * a shell or interpreter runs the text its standard input, a process substitution
- * or /dev/stdin gives it as its program.  Which programs do that, and when (no
+ * or /dev/stdin (in any spelling that resolves to it) gives it as its program.  Which programs do that, and when (no
  * operand, `-`, `sh -s`, not with `-c` or `python3 -c`), is the table's data (the
  * `stdin`, `script` and `code` clauses of std/wrappers); `source` and `.` are
  * bash's.  Where the text is literal on the line (echo's and printf's words, a

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 3u
+#define SGT_VERSION 4u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -149,7 +149,8 @@ typedef struct sgt_dfa {
     X(JUMP_FALSE,   "jump-false",    0) /* b = skip count when acc == 0 */ \
     X(JUMP_TRUE,    "jump-true",     0) /* b = skip count when acc == 1 */ \
     X(NESTED,       "nested",        0) /* a = nest-kind mask: segment came from there */ \
-    X(LINE_RUNS,    "line-runs",     1) /* b = set: some segment of the line runs it */
+    X(LINE_RUNS,    "line-runs",     1) /* b = set: some segment of the line runs it */ \
+    X(PATH_IS,      "path-is",       1) /* b = set: a resolved path itself matches */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
@@ -200,6 +201,11 @@ typedef struct sgt_bucket {
 #define SGT_PROG_STDIN        0x80u       /* it runs the program it reads from stdin when it
                                            * has no operand (or '-'), no script or code
                                            * option, or a stdin option */
+#define SGT_PROG_WRITES       0x100u      /* may create or replace each operand (tee) */
+#define SGT_PROG_COPIES       0x200u      /* makes its last operand (or, in the directory it
+                                           * or an option value names, each other one's
+                                           * name) a copy of or a link to the others (cp, ln) */
+#define SGT_PROG_RUNS_FILE    0x400u      /* runs its first operand as code (sh FILE) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */

@@ -3,8 +3,13 @@
 set -u
 SG=${1:-build/cli/shellgate}
 [ -x "$SG" ] || SG=build/cli/shellgate
+# the command as one single-quoted word, so that pasting the printed line into a
+# shell checks exactly what the demo checked
+quote() {
+    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
 run() {
-    printf '\n$ shellgate check -- %s\n' "$1"
+    printf '\n$ shellgate check -- %s\n' "$(quote "$1")"
     "$SG" check -- "$1"
     printf '  (exit %s)\n' "$?"
 }
@@ -26,8 +31,8 @@ run "find . -name '*.tmp' -exec rm -rf / \\;"
 run "env -S 'rm -rf /'"
 run 'cat ~/.ssh/id_rsa'
 run 'sudo -u root cat /etc/shadow'
-printf '\n$ shellgate explain -- %s\n' "sudo env A=1 nice bash -c 'cat /etc/shadow'"
+printf '\n$ shellgate explain -- %s\n' "$(quote "sudo env A=1 nice bash -c 'cat /etc/shadow'")"
 "$SG" explain -- "sudo env A=1 nice bash -c 'cat /etc/shadow'"
-printf '\n$ echo {"cmd": ...} | shellgate check --batch\n'
+printf '\n$ printf '"'"'%%s\\n'"'"' '"'"'{"cmd": "ls -la"}'"'"' '"'"'{"cmd": "curl x | sh"}'"'"' '"'"'not json'"'"' | shellgate check --batch\n'
 printf '%s\n' '{"cmd": "ls -la"}' '{"cmd": "curl x | sh"}' 'not json' | "$SG" check --batch
 exit 0

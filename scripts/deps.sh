@@ -2,9 +2,10 @@
 # deps.sh - make sure the Debian packages shellgate builds with are present.
 # As root it installs what is missing with apt-get; otherwise it names them and
 # stops.  Needs no network beyond Debian's package mirrors.  gnuplot-nox draws the
-# bench figures (bench/plot.sh).
+# bench figures (bench/plot.sh); man-db and groff-base render the man pages (a
+# test); pkg-config and binutils (nm, objdump) check the installed library.
 set -eu
-PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3 gnuplot-nox bubblewrap"
+PKGS="cmake make gcc re2c lemon liblua5.4-dev libcjson-dev libhiredis-dev libsodium-dev redis-server pkg-config clang libclang-rt-14-dev python3 gnuplot-nox bubblewrap man-db groff-base binutils"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -46,7 +46,7 @@ at() { SHELLGATE_TEST_NOW=$1; export SHELLGATE_TEST_NOW; }
 at 1000; run 0 "1st" "$SG" check -p "$P" --state "$S" -- ls
 at 1001; run 0 "2nd" "$SG" check -p "$P" --state "$S" -- ls
 at 1002; run 0 "3rd" "$SG" check -p "$P" --state "$S" -- ls
-at 1009.75; run 1 "4th inside 10 s" "$SG" check -p "$P" --state "$S" --json -- ls
+at 1009.75; run 75 "4th inside 10 s" "$SG" check -p "$P" --state "$S" --json -- ls
 has "$T/out" '"rate_limited":true' "4th rate_limited"
 has "$T/out" '"wait_time_seconds":0.25' "4th exact wait"
 has "$T/out" '"rule":"limit:burst"' "4th rule"
@@ -59,7 +59,7 @@ run 0 "pure check" "$SG" check -p "$P" -- ls
 # the minute window: 1000 1001 1002 1010 1012 are 5 in a minute; the 6th waits
 # for 1000 to be 60 s old
 at 1012; run 0 "5th in the minute" "$SG" check -p "$P" --state "$S" -- ls
-at 1031; run 1 "6th in the minute" "$SG" check -p "$P" --state "$S" --json -- ls
+at 1031; run 75 "6th in the minute" "$SG" check -p "$P" --state "$S" --json -- ls
 has "$T/out" 'max 5 commands per minute. Wait 29.0s' "minute window message and wait"
 has "$T/out" '"wait_time_seconds":29' "minute wait exact"
 # limits are per agent
@@ -67,7 +67,7 @@ run 0 "another agent has its own slots" "$SG" check -p "$P" --state "$S" --agent
 # a `when` condition scopes a limit: git has 2 per hour of its own
 at 2000; run 0 "git 1" "$SG" check -p "$P" --state "$S" --agent g -- git status
 at 2011; run 0 "git 2" "$SG" check -p "$P" --state "$S" --agent g -- git log
-at 2022; run 1 "git 3 in the hour" "$SG" check -p "$P" --state "$S" --agent g -- git status
+at 2022; run 75 "git 3 in the hour" "$SG" check -p "$P" --state "$S" --agent g -- git status
 has "$T/out" 'Rate limit: max 2 commands per 3600 seconds' "default message"
 at 2033; run 0 "ls is not limited by gitlim" "$SG" check -p "$P" --state "$S" --agent g -- ls
 # --batch admits line by line
@@ -80,7 +80,7 @@ printf '%s\n' '{"cmd":"ls"}' '{"cmd":"ls"}' '{"cmd":"ls"}' '{"cmd":"ls"}' |
 # ---- the clock steps back ---------------------------------------------------------
 S2="$T/state2"
 at 5000; for i in 1 2 3; do "$SG" check -p "$P" --state "$S2" -- ls >/dev/null; done
-at 100; run 1 "clock back an hour: no extra slots" "$SG" check -p "$P" --state "$S2" --json -- ls
+at 100; run 75 "clock back an hour: no extra slots" "$SG" check -p "$P" --state "$S2" --json -- ls
 has "$T/out" '"wait_time_seconds":10' "wait measured from the newest time seen"
 at 5010; run 0 "real time catches up" "$SG" check -p "$P" --state "$S2" -- ls
 unset SHELLGATE_TEST_NOW
@@ -105,7 +105,7 @@ done
 # ---- the test clock cannot drive a real state file ------------------------------------
 printf 'pack one version 1\ndefault allow\nlimit one 1 per 1h\n' >"$T/one.rules"
 run 0 "real clock: 1st" "$SG" check -p "$T/one.rules" --state "$T/real" -- true
-SHELLGATE_TEST_NOW=9000000000 run 1 "a test clock stepped forward frees nothing in a real state file" \
+SHELLGATE_TEST_NOW=9000000000 run 75 "a test clock stepped forward frees nothing in a real state file" \
     "$SG" check -p "$T/one.rules" --state "$T/real" -- true
 
 # ---- kill -9 in the middle of an update -------------------------------------------
@@ -119,7 +119,7 @@ at 7002; SHELLGATE_TEST_CRASH=2 "$SG" check -p "$P" --state "$S3" -- ls >/dev/nu
 # the state is the last complete version: the two killed admissions never happened
 at 7003; run 0 "2nd after crashes" "$SG" check -p "$P" --state "$S3" -- ls
 at 7004; run 0 "3rd after crashes" "$SG" check -p "$P" --state "$S3" -- ls
-at 7005; run 1 "4th after crashes is limited" "$SG" check -p "$P" --state "$S3" -- ls
+at 7005; run 75 "4th after crashes is limited" "$SG" check -p "$P" --state "$S3" -- ls
 unset SHELLGATE_TEST_NOW
 # random kill -9 of real processes hammering one state file: it stays readable
 cat >"$T/k.rules" <<'EOF'
@@ -179,7 +179,7 @@ at 10020
 SHELLGATE_SESSION=s1 "$SG" check -p "$P" --state "$S4" -- git push origin main >/dev/null
 run 0 "approve --session" "$SG" approve "$ID" --session --state "$S4"
 at 10030; SHELLGATE_SESSION=s1 run 0 "session approval 1" "$SG" check -p "$P" --state "$S4" -- git push origin main
-at 10040; SHELLGATE_SESSION=s1 run 1 "approved commands still obey limits (gitlim: 2/h)" "$SG" check -p "$P" --state "$S4" --json -- git push origin main
+at 10040; SHELLGATE_SESSION=s1 run 75 "approved commands still obey limits (gitlim: 2/h)" "$SG" check -p "$P" --state "$S4" --json -- git push origin main
 has "$T/out" '"rate_limited":true' "approved but limited"
 at 10050; SHELLGATE_SESSION=s2 run 2 "another session asks again" "$SG" check -p "$P" --state "$S4" --agent a2 -- git push origin main
 # always: written to the overlay, admitted with any state file, plain check still asks
@@ -189,9 +189,9 @@ has "$XDG_CONFIG_HOME/shellgate/approved" "approve $ID \"git push origin main\""
 at 20000; run 0 "always-approved" "$SG" check -p "$P" --state "$T/fresh" --agent a4 --json -- git push origin main
 has "$T/out" '"approved":"always"' "approved always"
 run 2 "plain check stays pure" "$SG" check -p "$P" -- git push origin main
-run 1 "always never lifts a deny" "$SG" check -p "$P" --state "$T/fresh" -- git push origin main '&&' rm x
+run 1 "always never lifts a deny" "$SG" check -p "$P" --state "$T/fresh" -- 'git push origin main && rm x'
 # a compound command is approved as a whole: its id differs from its parts'
-run 2 "compound ask" "$SG" check -p "$P" --state "$S4" --json -- ls '&&' git push origin main
+run 2 "compound ask" "$SG" check -p "$P" --state "$S4" --json -- 'ls && git push origin main'
 CID=$(sed -n 's/.*"approval_id":"\([0-9a-f]*\)".*/\1/p' "$T/out")
 [ -n "$CID" ] && [ "$CID" != "$ID" ] && ok || bad "compound id '$CID' vs '$ID'"
 # over-broad approvals are refused for good, allowed once
@@ -204,16 +204,16 @@ for c in "python3 tool.py" "bash x.sh" "sudo git push origin main"; do
 done
 unset SHELLGATE_TEST_NOW
 # --non-interactive: ask becomes deny, with or without state
-run 1 "non-interactive" "$SG" check -p "$P" --non-interactive --json -- git push origin main
+run 75 "non-interactive" "$SG" check -p "$P" --non-interactive --json -- git push origin main
 has "$T/out" 'non-interactively' "non-interactive message"
-run 1 "non-interactive with state" "$SG" check -p "$P" --state "$T/ni" --non-interactive -- git push --force origin x
+run 75 "non-interactive with state" "$SG" check -p "$P" --state "$T/ni" --non-interactive -- git push --force origin x
 
 # ---- the decision log -------------------------------------------------------------------
 L="$T/d.log"
 run 0 "log allow" "$SG" check -p "$P" --state "$T/ls" --agent logger --log "$L" -- echo --password hunter2
 run 1 "log deny" "$SG" check -p "$P" --log "$L" -- "curl -H 'Authorization: Bearer abc.def' https://x"
 run 1 "log deny, header split into words" "$SG" check -p "$P" --log "$L" -- curl -H Authorization: Bearer abc.ghi x
-run 0 "log token" "$SG" check -p "$P" --log "$L" -- GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ ls
+run 0 "log token" "$SG" check -p "$P" --log "$L" -- 'GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ ls'
 [ "$(wc -l <"$L")" -eq 4 ] && ok || bad "4 log lines"
 hasnt "$L" hunter2 "password masked"
 hasnt "$L" abc.def "authorization masked"

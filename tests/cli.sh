@@ -177,5 +177,97 @@ expect_exit 0 "relative root" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T
 expect_exit 1 "relative root excludes the rest" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" --root src -- cat x
 expect_exit 0 "root through a symlink" "$SG" check -p "$SRC/docs/example.rules" --cwd "$T/ws" --root link -- cat link/secret
 
+# ---- the command line as a Unix tool (issue: a command line that fits) ----------------
+expect_exit 0 "--version" "$SG" --version
+has "$T/out" "shellgate " "--version prints the version"
+expect_exit 0 "help CMD" "$SG" help compile
+has "$T/out" "usage: shellgate compile" "help compile prints compile's usage"
+expect_exit 0 "CMD --help" "$SG" check --help
+has "$T/out" "usage: shellgate check" "check --help prints check's usage"
+grep -q "usage: shellgate compile" "$T/out" && bad "check --help prints every usage" || ok
+expect_exit 64 "help of an unknown command" "$SG" help chekc
+has "$T/err" "did you mean 'check'?" "help suggests the nearest command"
+expect_exit 64 "unknown command" "$SG" chek -- ls
+has "$T/err" "unknown command 'chek'; did you mean 'check'?" "did you mean, for commands"
+expect_exit 64 "unknown option" "$SG" check --jsno -- ls
+has "$T/err" "unknown option '--jsno'; did you mean '--json'?" "did you mean, for options"
+expect_exit 64 "missing operand" "$SG" compile
+has "$T/err" "shellgate compile: missing the rule FILE" "a missing operand is named"
+[ "$(grep -c 'usage:' "$T/err")" -eq 1 ] && ok || bad "a missing operand prints one usage, not every one"
+expect_exit 64 "missing value" "$SG" check -p
+has "$T/err" "-p needs a value" "a missing option value is named"
+# options after operands; -- ends them
+cp "$SRC/docs/example.rules" "$T/ex.rules"
+expect_exit 0 "options after operands" "$SG" compile "$T/ex.rules" -o "$T/after.sgt"
+[ -s "$T/after.sgt" ] && ok || bad "compile FILE -o OUT wrote nothing"
+has "$T/out" "wrote $T/after.sgt" "compile says what it wrote"
+expect_exit 64 "several files need -o" "$SG" compile "$T/ex.rules" "$T/ex.rules"
+has "$T/err" "only with -o" "several files without -o are refused"
+expect_exit 0 "-- ends the options" "$SG" test -- "$T/ex.rules"
+# check -- WORDS: one argv, quoted back exactly; one word: a shell line
+expect_exit 0 "argv words" "$SG" check --json -- cat "my file.txt"
+has "$T/out" '"argv":["cat","my file.txt"]' "several words are one argv"
+expect_exit 1 "a single word is a shell line" "$SG" check -- 'rm -rf /'
+expect_exit 0 "metacharacters as words are words" "$SG" check --json -- echo '$(rm -rf /)' '&&' x
+has "$T/out" '"argv":["echo","$(rm -rf /)","&&","x"]' "quoted words stay words"
+expect_exit 2 "--argv for one word" "$SG" check --json --argv -- 'ls -la'
+has "$T/out" '"argv":["ls -la"]' "--argv makes one word one argv word"
+expect_exit 0 "a quote in a word" "$SG" check --json -- echo "it's"
+has "$T/out" '"argv":["echo","it'"'"'s"]' "a single quote survives the quoting"
+# --cwd of a directory that does not exist is an error, not a decision
+expect_exit 64 "missing --cwd" "$SG" check --cwd "$T/nonexistent" -- ls
+has "$T/err" "no such directory" "missing --cwd named"
+expect_exit 64 "missing --cwd for explain" "$SG" explain --cwd "$T/nonexistent" -- ls
+# one shape for every decision: decision and message, then the rule
+expect_exit 0 "allow shape" "$SG" check -- ls
+has "$T/out" "  rule: " "allow prints its rule"
+expect_exit 1 "deny shape" "$SG" check -- 'rm -rf /'
+has "$T/out" "  rule: default:rm_root" "deny prints its rule"
+# a program given by path keeps its path in the message
+expect_exit 1 "path kept" "$SG" check -p readonly -- ./configure
+has "$T/out" "'./configure'" "a program given by path keeps it"
+# the approval hint only where approve accepts the id
+expect_exit 2 "ask without a store" "$SG" check -- 'git push origin main'
+grep -q "shellgate approve [0-9a-f]" "$T/out" && bad "approve offered for an ask no store recorded" || ok
+HOME="$T/home" expect_exit 2 "ask with a store" "$SG" check --state "$T/st" -- 'git push origin main'
+has "$T/out" "shellgate approve " "approve offered where the ask was recorded"
+has "$T/out" "--state $T/st" "the hint names the state file"
+# --json for explain, test, compile --check, dump
+expect_exit 1 "explain --json" "$SG" explain --json -- 'ls | sudo rm -rf /'
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); s=j["segments"]; assert j["decision"]=="deny"; assert any(t["matched"] for x in s for t in x["rules_tried"]); assert any(x["program"]=="rm" for x in s); print("ok")' "$T/out" >/dev/null 2>&1 && ok || { bad "explain --json"; cat "$T/out" >&2; }
+expect_exit 0 "test --json" "$SG" test --json "$T/ex.rules"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["failed"]==0 and j["passed"]>0' "$T/out" 2>/dev/null && ok || bad "test --json"
+printf 'ls ; deny\n' >"$T/f.cases"
+expect_exit 1 "test --json failure" "$SG" test --json -p "$T/ex.rules" "$T/f.cases"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); f=j["failures"][0]; assert j["failed"]==1 and f["want"]=="deny" and f["got"]=="allow" and f["line"]==1' "$T/out" 2>/dev/null && ok || { bad "test --json failure object"; cat "$T/out" >&2; }
+expect_exit 0 "compile --check --json" "$SG" compile --check --json "$T/ex.rules"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["ok"] and j["wrote"] is None and j["passed"]>0' "$T/out" 2>/dev/null && ok || { bad "compile --check --json"; cat "$T/out" >&2; }
+expect_exit 0 "dump --json" "$SG" dump --json readonly
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["pack"]=="readonly" and j["rules"] and all("id" in r for r in j["rules"])' "$T/out" 2>/dev/null && ok || { bad "dump --json"; cat "$T/out" >&2; }
+expect_exit 64 "decompile refuses --json" "$SG" decompile --json readonly
+# approvals and revoke from the plain CLI
+HOME="$T/home" expect_exit 0 "approvals" "$SG" approvals --state "$T/st"
+has "$T/out" "pending" "approvals lists the pending ask"
+has "$T/out" "git push origin main" "approvals shows the command"
+id=$(awk '{ print $1; exit }' "$T/out")
+HOME="$T/home" expect_exit 0 "approvals --json" "$SG" approvals --json --state "$T/st"
+has "$T/out" "\"id\":\"$id\",\"state\":\"pending\"" "approvals --json"
+HOME="$T/home" expect_exit 0 "revoke" "$SG" revoke "$id" --state "$T/st"
+HOME="$T/home" expect_exit 0 "approvals after revoke" "$SG" approvals --state "$T/st"
+has "$T/out" "no pending asks or approvals" "revoke forgot the ask"
+HOME="$T/home" expect_exit 1 "revoke again" "$SG" revoke "$id" --state "$T/st"
+HOME="$T/home" expect_exit 1 "approve a revoked id" "$SG" approve "$id" --state "$T/st"
+expect_exit 64 "revoke without an id" "$SG" revoke
+has "$T/err" "missing the approval ID" "revoke names what is missing"
+# a granted session approval is listed, and revoking it asks again
+HOME="$T/home" "$SG" check --state "$T/st2" -- 'git push origin main' >"$T/out" 2>&1
+id2=$(sed -n 's/.*approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+HOME="$T/home" SHELLGATE_SESSION=s1 expect_exit 0 "approve for the session" "$SG" approve "$id2" --session --state "$T/st2"
+HOME="$T/home" expect_exit 0 "approvals lists a granted one" "$SG" approvals --state "$T/st2"
+has "$T/out" "$id2  session" "the session approval is listed"
+HOME="$T/home" SHELLGATE_SESSION=s1 expect_exit 0 "approved" "$SG" check --state "$T/st2" -- 'git push origin main'
+HOME="$T/home" expect_exit 0 "revoke the approval" "$SG" revoke "$id2" --state "$T/st2"
+HOME="$T/home" SHELLGATE_SESSION=s1 expect_exit 2 "asks again after revoke" "$SG" check --state "$T/st2" -- 'git push origin main'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -85,22 +85,22 @@ R1="$U/1"
 at 1000; run 0 "1st" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
 at 1001; run 0 "2nd" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
 at 1002; run 0 "3rd" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
-at 1009.75; run 1 "4th inside 10 s" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+at 1009.75; run 75 "4th inside 10 s" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
 has "$T/out" '"rate_limited":true' "4th rate_limited"
 has "$T/out" '"wait_time_seconds":0.25' "4th exact wait"
 has "$T/out" '"rule":"limit:burst"' "4th rule"
 has "$T/out" 'Rate limit: max 3 commands per 10 seconds. Wait 0.2s. Please wait 0.2 seconds.' "GAIA wording"
 at 1010; run 0 "at the window edge the oldest leaves" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
 at 1012; run 0 "5th in the minute" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" -- ls
-at 1031; run 1 "6th in the minute" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+at 1031; run 75 "6th in the minute" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
 has "$T/out" 'max 5 commands per minute. Wait 29.0s' "minute window message"
 has "$T/out" '"wait_time_seconds":29' "minute wait exact"
-at 100; run 1 "a clock stepped back frees nothing" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
+at 100; run 75 "a clock stepped back frees nothing" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --json -- ls
 has "$T/out" '"wait_time_seconds":29' "wait measured from the newest time seen"
 run 0 "another agent has its own slots" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent other -- ls
 at 2000; run 0 "git 1" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git status
 at 2011; run 0 "git 2" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git log
-at 2022; run 1 "git 3 in the hour (a when-limit)" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git status
+at 2022; run 75 "git 3 in the hour (a when-limit)" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- git status
 at 2033; run 0 "ls is not limited by gitlim" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent g -- ls
 at 3000; run 1 "a denied command takes no slot" "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent d -- rm x
 for i in 1 2 3; do "$SG" check -p "$P" --rate-store "$R1" --state "$T/l1" --agent d -- ls >/dev/null; done
@@ -111,7 +111,7 @@ unset SHELLGATE_TEST_NOW
 # the test clock cannot drive a store made without it (database 0)
 printf 'pack one version 1\ndefault allow\nlimit one 1 per 1h\n' >"$T/one.rules"
 run 0 "real clock: 1st" "$SG" check -p "$T/one.rules" --rate-store "$U" --state "$T/l0" -- true
-SHELLGATE_TEST_NOW=9000000000 run 1 "a test clock stepped forward frees nothing in a real store" \
+SHELLGATE_TEST_NOW=9000000000 run 75 "a test clock stepped forward frees nothing in a real store" \
     "$SG" check -p "$T/one.rules" --rate-store "$U" --state "$T/l0" -- true
 
 # ---- keys: namespaced by pack, limit and agent, escaped, expiring on their own -------
@@ -153,7 +153,8 @@ for round in 1 2 3; do
     wait $pids                         # (a bare wait would wait for redis-server too)
     n=$(cat "$T"/rc.$round.* | grep -c '^0$')
     [ "$n" -eq 5 ] && ok || bad "round $round: $n of 16 admitted on 2 hosts, want exactly 5"
-    nf=$(cat "$T"/rc.$round.* | grep -vc '^[01]$')
+    # 75: refused by the limit (EX_TEMPFAIL)
+    nf=$(cat "$T"/rc.$round.* | grep -vc '^\(0\|75\)$')
     [ "$nf" -eq 0 ] && ok || bad "round $round: $nf processes neither admitted nor refused"
 done
 [ ! -e "$T/hostA/state" ] && [ ! -e "$T/hostB/state" ] && ok || bad "the hosts' local state was not used"
@@ -179,12 +180,12 @@ run 0 "host B approves for the session it was asked from" env "$B" "$SG" approve
 SHELLGATE_SESSION=s1 run 0 "session s1 on host A" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag2 -- git push origin main
 SHELLGATE_SESSION=s1 run 0 "session s1 on host B" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag2 --json -- git push origin main
 has "$T/out" '"approved":"session"' "the session approval holds on the other host"
-SHELLGATE_SESSION=s1 run 1 "approved, and gitlim (2/h) still holds across hosts" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag2 --json -- git push origin main
+SHELLGATE_SESSION=s1 run 75 "approved, and gitlim (2/h) still holds across hosts" env "$A" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostA/state" --agent ag2 --json -- git push origin main
 has "$T/out" '"rate_limited":true' "approved commands obey the shared limits"
 SHELLGATE_SESSION=s2 run 2 "another session asks again" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag3 -- git push origin main
 
 # ---- state reset forgets the shared limits ------------------------------------------------
-run 1 "limit exhausted" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
+run 75 "limit exhausted" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
 run 0 "state reset --rate-store" "$SG" state reset --rate-store "$U"
 has "$T/out" "state reset: $U/0" "reset names the store"
 run 0 "admitted after the reset" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
@@ -227,7 +228,7 @@ has "$T/err" "warning: the rate store $U/0 cannot be used" "the fallback is warn
 has "$T/err" "admitting against the local state $T/hostA/state" "the warning names the local state"
 [ -s "$T/hostA/state" ] && ok || bad "the local state recorded the command"
 for i in 2 3 4 5; do "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" -- true >/dev/null 2>&1; done
-run 1 "the local store enforces the limit on its own" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" --json -- true
+run 75 "the local store enforces the limit on its own" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" --json -- true
 has "$T/out" '"rule":"limit:c"' "local limit"
 
 # ---- restarted: admission resumes --------------------------------------------------------

@@ -538,7 +538,9 @@ static void argv0_tests(void)
     for (int round = 0; round < 2; round++) {
         expect("git status", SGT_ALLOW, "v:git_ok");
         expect("/opt/bin/git status", SGT_DENY, "v:opt");
-        CHECK_STR(ev("/opt/bin/git status")->message, "git");
+        /* {program} of a program given by path is the path as written */
+        CHECK_STR(ev("/opt/bin/git status")->message, "/opt/bin/git");
+        CHECK_STR(ev("git status;/opt/bin/git status")->message, "/opt/bin/git");
         expect("/opt/x/mkfs", SGT_DENY, "v:opt");
         expect("mkfs /dev/x", SGT_DENY, "v:mk");
         expect("/sbin/mkfs.ext4 /dev/x", SGT_DENY, "v:mk");
@@ -599,6 +601,45 @@ static void swap_tests(void)
     unlink(onotes);
     rmdir(ssh);
     rmdir(out);
+    rmdir(d);
+}
+
+/* On a case-folding directory ~/.SSH/ID_RSA opens ~/.ssh/id_rsa: the path, and a
+ * pattern over it, match a set in either case there, and only there.  No such
+ * filesystem can be mounted in a test, so sgr_fold_force stands for one (its
+ * detection, dir_folds in eval.c, reads statfs and FS_IOC_GETFLAGS). */
+static void casefold_tests(void)
+{
+    char tmpl[] = "/tmp/sg-fold-XXXXXX", ws[128], ssh[128], key[160];
+    char *d = mkdtemp(tmpl);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    snprintf(ws, sizeof ws, "%s/ws", d);
+    snprintf(ssh, sizeof ssh, "%s/ws/.ssh", d);
+    snprintf(key, sizeof key, "%s/ws/.ssh/id_rsa", d);
+    CHECK(mkdir(ws, 0700) == 0 && mkdir(ssh, 0700) == 0);
+    touch(key);
+    sgr_opts o = { ws, NULL, 0, ws };
+    static const char *const cmds[] = { "cat .SSH/ID_RSA", "cat .Ss?/*", "cat ./.SSH", "cat ~/.SSH/config" };
+    for (int fold = 0; fold < 2; fold++) {
+        sgr_fold_force = fold ? d : NULL;
+        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+            const sgr_result *r = sgr_eval(ctx, cmds[i], strlen(cmds[i]), &o);
+            int ok = fold ? r->decision == SGT_DENY && strcmp(r->rule_id, "t:secret") == 0
+                          : r->decision == SGT_ALLOW;
+            if (!ok)
+                fprintf(stderr, "  fold %d: %s: %s %s\n", fold, cmds[i], sgr_decision_name(r->decision), r->rule_id);
+            CHECK(ok);
+        }
+        /* lower case is a secret either way; other names are not */
+        CHECK(sgr_eval(ctx, "cat .ssh/id_rsa", 15, &o)->decision == SGT_DENY);
+        CHECK(sgr_eval(ctx, "cat NOTES.md", 12, &o)->decision == SGT_ALLOW);
+    }
+    sgr_fold_force = NULL;
+    unlink(key);
+    rmdir(ssh);
+    rmdir(ws);
     rmdir(d);
 }
 
@@ -1034,6 +1075,7 @@ int main(void)
     path_fallback_tests();
     resolve_plain_tests();
     swap_tests();
+    casefold_tests();
     cwd_prefix_tests();
     sgr_ctx_free(ctx);
     sgr_table_free(t);

@@ -592,6 +592,144 @@ static void test_threads(void)
     free(cp.want);
 }
 
+
+/* explain as data: the rules tried per segment and on the line, and each segment
+ * as the rules saw it; a plain check after it carries no trace */
+static void test_explain(void)
+{
+    sg_policy *p = NULL;
+    CHECK(sg_policy_load_rules(demo_rules, strlen(demo_rules), "demo.rules", NULL, &p) == 0);
+    sg_checker *c = sg_checker_new(p);
+    const char *line = "ls -la /home/agent/project/src | sudo find . -delete";
+    const sg_result *r = sg_explain(c, line, strlen(line), &at_project), *r2;
+    CHECK(sg_result_decision(r) == SG_DENY);
+    CHECK_STR(sg_result_rule(r), "facedemo:find_exec");
+    CHECK(sg_result_rules_tried(r) > 0 && sg_result_rules_tried_all(r));
+    size_t find_seg = (size_t)-1;
+    for (size_t i = 0; i < sg_result_segments(r); i++)
+        if (strcmp(sg_result_segment_program(r, i), "find") == 0)
+            find_seg = i;
+    CHECK(find_seg != (size_t)-1);
+    CHECK_STR(sg_result_segment_program(r, 0), "ls");
+    /* the subcommand is the first operand after the options, as `subcommand` sees it */
+    CHECK_STR(sg_result_segment_subcommand(r, 0), "/home/agent/project/src");
+    r2 = sg_explain(c, "ls -la", 6, &at_project);
+    CHECK(sg_result_segment_subcommand(r2, 0) == NULL);
+    r = sg_explain(c, line, strlen(line), &at_project);
+    /* -la is -l and -a (and the cluster itself) */
+    int l = 0, a = 0;
+    for (size_t k = 0; k < sg_result_segment_options(r, 0); k++) {
+        l |= strcmp(sg_result_segment_option(r, 0, k), "-l") == 0;
+        a |= strcmp(sg_result_segment_option(r, 0, k), "-a") == 0;
+    }
+    CHECK(l && a);
+    CHECK(sg_result_segment_option(r, 0, 99) == NULL && sg_result_segment_program(r, 99) == NULL);
+    CHECK_STR(sg_result_segment_cwd(r, 0), CWD);
+    /* the matched find_exec rule is in the trace, on the find segment, as a deny */
+    int found = 0;
+    for (size_t k = 0; k < sg_result_rules_tried(r); k++) {
+        sg_rule_tried t;
+        CHECK(sg_result_rule_tried(r, k, &t) == 0);
+        if (t.matched && strcmp(t.rule, "facedemo:find_exec") == 0) {
+            found = 1;
+            CHECK(t.segment == (long)find_seg && t.decision == SG_DENY);
+            CHECK_STR(t.pack, "facedemo");
+        }
+    }
+    CHECK(found);
+    sg_rule_tried t;
+    CHECK(sg_result_rule_tried(r, sg_result_rules_tried(r), &t) == -1);
+    /* git push: the subcommand as the rules saw it */
+    r = sg_explain(c, "git -C sub push origin", 22, &at_project);
+    CHECK(sg_result_decision(r) == SG_ASK);
+    CHECK_STR(sg_result_segment_subcommand(r, 0), "push");
+    /* paths the evaluation resolved are absolute */
+    r = sg_explain(c, "cat ../x", 8, &at_project);
+    for (size_t k = 0; k < sg_result_segment_paths(r, 0); k++)
+        CHECK(sg_result_segment_path(r, 0, k)[0] == '/');
+    /* the same answer as sg_check, and no trace after one */
+    r = check(c, "ls -la");
+    CHECK(sg_result_rules_tried(r) == 0 && !sg_result_rules_tried_all(r));
+    CHECK(sg_result_rule_tried(r, 0, &t) == -1);
+    sg_checker_free(c);
+    sg_policy_free(p);
+    /* the embedded packs, by name */
+    int have_readonly = 0;
+    size_t n = 0;
+    for (; sg_embedded_pack(n); n++) {
+        have_readonly |= strcmp(sg_embedded_pack(n), "readonly") == 0;
+        CHECK(strncmp(sg_embedded_pack(n), "std/", 4) != 0);
+        sg_policy *q = NULL;
+        CHECK(sg_policy_load(sg_embedded_pack(n), NULL, &q) == 0 && q);
+        sg_policy_free(q);
+    }
+    CHECK(n >= 4 && have_readonly);
+}
+
+static int nlisted, listed_pending, listed_session;
+static char listed_cmd[256];
+
+static void on_entry(void *ud, const sg_approval_entry *e)
+{
+    (void)ud;
+    nlisted++;
+    CHECK(sg_is_approval_id(e->id));
+    if (e->scope == 0) {
+        listed_pending++;
+        snprintf(listed_cmd, sizeof listed_cmd, "%s", e->cmd);
+        CHECK(e->created > 0);
+    } else if (e->scope == SG_APPROVE_SESSION) {
+        listed_session++;
+        CHECK_STR(e->session, "s9");
+    }
+}
+
+/* approvals listed and revoked: a pending ask, then a granted one, then none */
+static void test_approvals(void)
+{
+    sg_policy *p = NULL;
+    CHECK(sg_policy_load_rules(demo_rules, strlen(demo_rules), "demo.rules", NULL, &p) == 0);
+    sg_checker *c = sg_checker_new(p);
+    char state[400], cfg[400];
+    snprintf(state, sizeof state, "%s/state-approvals", tmp);
+    snprintf(cfg, sizeof cfg, "%s/cfg-approvals", tmp);
+    setenv("XDG_CONFIG_HOME", cfg, 1);
+    sg_admission_options ao;
+    memset(&ao, 0, sizeof ao);
+    ao.store = 1;
+    ao.state = state;
+    ao.diag = diag;
+    sg_admission *a = NULL;
+    CHECK(sg_admission_open(&ao, &a) == 0 && a);
+    sg_check_options who = { CWD, NULL, 0, HOME, "agent-9", "s9" };
+    const sg_result *r = sg_decide(c, a, "git push origin", 15, &who);
+    CHECK(sg_result_decision(r) == SG_ASK);
+    char id[64];
+    snprintf(id, sizeof id, "%s", sg_result_approval_id(r));
+    nlisted = listed_pending = listed_session = 0;
+    CHECK(sg_admission_list(a, on_entry, NULL) == 0);
+    CHECK(nlisted == 1 && listed_pending == 1);
+    CHECK_STR(listed_cmd, "git push origin");
+    sg_approval ap;
+    CHECK(sg_admission_approve(a, id, SG_APPROVE_SESSION, "s9", &ap) == 0);
+    nlisted = listed_pending = listed_session = 0;
+    CHECK(sg_admission_list(a, on_entry, NULL) == 0);
+    CHECK(nlisted == 1 && listed_session == 1 && listed_pending == 0);
+    CHECK(sg_result_decision(sg_decide(c, a, "git push origin", 15, &who)) == SG_ALLOW);
+    /* revoked: the approval is gone and the command asks again */
+    CHECK(sg_admission_revoke(a, id) == 0);
+    CHECK(sg_admission_revoke(a, id) == 1);
+    nlisted = 0;
+    CHECK(sg_admission_list(a, on_entry, NULL) == 0);
+    CHECK(nlisted == 0);
+    CHECK(sg_result_decision(sg_decide(c, a, "git push origin", 15, &who)) == SG_ASK);
+    diag_reset();
+    CHECK(sg_admission_revoke(a, "not-an-id") == -1 && ndiag == 1);
+    sg_admission_free(a);
+    sg_checker_free(c);
+    sg_policy_free(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -608,6 +746,8 @@ int main(int argc, char **argv)
     test_load(argv[1]);
     test_result();
     test_admission();
+    test_explain();
+    test_approvals();
     test_batch();
     test_threads();
     char cmd[300];

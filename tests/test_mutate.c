@@ -7,7 +7,10 @@
  * contents, the same output.  Nothing real runs: PATH is a temporary directory holding
  * only logging stubs (rm, git, curl, ...) and links to the wrappers under test (env,
  * nice, timeout, xargs, sh, bash); the program-path transformations are pointed at
- * that directory instead of /usr/bin.  Commands are written to files and run as
+ * that directory instead of /usr/bin.  The stubs log a path argument (/..., ./...,
+ * ../...) resolved (realpath -m), so the path-* spellings, which name the same
+ * file another way, show the same argv, and what a file on their standard input
+ * holds, so a redirection lost on the way shows.  Commands are written to files and run as
  * scripts, never pasted into a shell. */
 #include <dirent.h>
 #include <errno.h>
@@ -66,6 +69,7 @@ static const char *const samples[] = {
     "pip install -r req.txt -U",
     "shred -u -z -n 3 secret",
     "sort -o out.txt -k 2 in.txt",
+    "sort -o <in.txt out.txt",
     "tar -czf a.tgz d; rm -rf d",
     "(rm -rf x)",
     "{ git status; } >st.txt",
@@ -78,6 +82,12 @@ static const char *const samples[] = {
     "wget -qO- https://example.com | tar -x -f -",
     "dd if=/dev/zero of=img bs=1 count=1",
     "rm -rf x >log.txt 2>&1",
+    /* path operands, for the path-* spellings (path-glob: of paths that exist) */
+    "cat /etc/hostname /etc/passwd",
+    "rm -rf /tmp/sgm-absent/a/b ./build",
+    "chmod -R 755 /usr/share/doc",
+    "cp ./in.txt ../sgm-out.txt",
+    "cat ~/notes.txt >/dev/null",
     "cat '#not-a-comment' 'it''s' \"q\\\"uote\" '$HOME' \"!bang\"",
     "rm -rf *.o",
     "rm -- -rf",
@@ -189,7 +199,9 @@ static int setup(void)
         "  [ \"$k\" != \"$n\" ] && set -- \"${k#* }\" \"$@\"\n"
         "fi\n"
         "line=$n\n"
-        "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done; line+=\" <$a>\"; done\n"
+        "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done;"
+        " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac; line+=\" <$a>\"; done\n"
+        "[ -f /dev/stdin ] && line+=\" stdin:$(/usr/bin/head -c 64 | /usr/bin/tr -d '\\n')\"\n"
         "printf '%s\\n' \"$line\" >>\"$SGM_LOG\"\n"
         "printf '%s-out\\n' \"$n\"\n";
     char p[400];

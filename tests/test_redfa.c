@@ -10,6 +10,8 @@
 #include "compiler/redfa.h"
 #include "runtime/dfa.h"
 #include "runtime/pathgroup.h"
+#include "runtime/pathpat.h"
+#include "common/arena.h"
 #include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1235,8 +1237,116 @@ static void test_path_trie(void)
     sgr_pg_trie_free(&tr);
 }
 
+/* runtime/pathpat.c against brute force: random patterns over a small alphabet,
+ * random glob sets, every string up to 6 bytes.  A string the brute force finds
+ * in both languages must make sgr_pp_dfa answer 1 (never a miss); for a pattern
+ * without loops (every string it makes is at most 5 bytes) the answers are equal.
+ * sgr_pp_word is checked the same way against one word. */
+static const char pp_alpha[] = { 'a', 'b', '.', '/', 1 };
+
+static int pp_brute_has(const sgr_ppat *p, const sgc_dfa *d, int dirs, const char *word)
+{
+    char s[8];
+    for (int len = 0; len <= 6; len++) {
+        size_t total = 1;
+        for (int i = 0; i < len; i++)
+            total *= 5;
+        for (size_t k = 0; k < total; k++) {
+            size_t x = k;
+            for (int i = 0; i < len; i++) {
+                s[i] = pp_alpha[x % 5];
+                x /= 5;
+            }
+            if (!sgr_pp_word(p, s, (size_t)len, 0))
+                continue;                   /* not a string of the pattern */
+            if (word) {
+                size_t wl = strlen(word);
+                if ((size_t)len == wl && !memcmp(s, word, wl))
+                    return 1;
+                if (dirs && (size_t)len > wl && !memcmp(s, word, wl) && s[wl] == '/' && wl && !(wl == 1 && word[0] == '/'))
+                    return 1;
+                continue;
+            }
+            if (len && run_n(d, s, (size_t)len) >= 0)
+                return 1;
+            for (int l = len - 1; dirs && l >= 1; l--)
+                if (s[l] == '/' && run_n(d, s, (size_t)l) >= 0)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
+static void test_path_patterns(void)
+{
+    static const char *const globs[] = { "*/a", "/a*", "*.b", "/a/b", "*/.a*", "/b", "*a/b*", "/\x01*", "*" };
+    sg_arena arena;
+    sg_arena_init(&arena, 0);
+    uint64_t cls[2][4] = { { 0 }, { 0 } };
+    cls[0]['a' >> 6] |= (uint64_t)1 << ('a' & 63);
+    cls[1]['b' >> 6] |= (uint64_t)1 << ('b' & 63);
+    cls[1]['.' >> 6] |= (uint64_t)1 << ('.' & 63);
+    int bad = 0, checked = 0;
+    for (int iter = 0; iter < 600 && bad < 5; iter++) {
+        const char *g = globs[rnd(9)];
+        char gbuf[16];
+        if (strstr(g, "\\x01")) {
+            snprintf(gbuf, sizeof gbuf, "/%c*", 1);
+            g = gbuf;
+        }
+        sgc_pattern sp = pat(SGC_PAT_GLOB, g, 0, 0);
+        sgc_dfa d;
+        sgc_dfa_error err;
+        if (sgc_dfa_build(&sp, 1, 0, &d, &err) != 0)
+            continue;
+        sgr_dfa r;
+        uint8_t *loops = runtime_dfa(&d, &r);
+        uint32_t el[5];
+        sgr_ppat p = { el, 1 + rnd(4), (const uint64_t (*)[4])cls, NULL };
+        int looped = 0;
+        for (uint32_t i = 0; i < p.n; i++) {
+            uint32_t k = rnd(9);
+            if (k == 0)
+                el[i] = SGR_PP_LIT | (uint32_t)(unsigned char)pp_alpha[rnd(5)] << 8;
+            else if (k == 1)
+                el[i] = SGR_PP_ONE;
+            else if (k == 2)
+                el[i] = SGR_PP_CLASS | rnd(2) << 8;
+            else {
+                static const uint32_t loopk[] = { SGR_PP_STAR, SGR_PP_XSTAR, SGR_PP_ANY, SGR_PP_STEM, SGR_PP_DIRS,
+                                                  SGR_PP_LIT };
+                el[i] = loopk[rnd(6)];
+                if (el[i] == SGR_PP_LIT)
+                    el[i] |= (uint32_t)'/' << 8;
+                looped |= (el[i] & 0xff) != SGR_PP_LIT;
+            }
+        }
+        for (int dirs = 0; dirs < 2; dirs++) {
+            int got = sgr_pp_dfa(&p, &r, dirs, &arena), want = pp_brute_has(&p, &d, dirs, NULL);
+            checked++;
+            int ok = looped ? (!want || got == 1) : got == want;
+            if (!ok && bad++ < 5)
+                fprintf(stderr, "pathpat: glob %s, %u elements, dirs %d: got %d want %d\n", g, p.n, dirs, got, want);
+            CHECK(ok);
+            static const char *const words[] = { "/a", "a", "/a/b", ".a", "/", "b.b" };
+            const char *w = words[rnd(6)];
+            int gw = sgr_pp_word(&p, w, strlen(w), dirs), ww = pp_brute_has(&p, NULL, dirs, w);
+            ok = looped ? (!ww || gw == 1) : gw == ww;
+            if (!ok && bad++ < 5)
+                fprintf(stderr, "pathpat: word %s, dirs %d: got %d want %d\n", w, dirs, gw, ww);
+            CHECK(ok);
+        }
+        free(loops);
+        sgc_dfa_free(&d);
+        sg_arena_reset(&arena);
+    }
+    CHECK(checked > 500);
+    sg_arena_free(&arena);
+}
+
 int main(void)
 {
+    test_path_patterns();
     test_cases();
     test_union();
     test_canonical();

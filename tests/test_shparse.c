@@ -23,6 +23,7 @@
 #include "check.h"
 #include "common/arena.h"
 #include "runtime/shparse.h"
+#include "runtime/shexpand.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -347,6 +348,89 @@ static void golden(const char *path, int update)
     free(got.p);
 }
 
+/* shparse/braces.txt: "> LINE" then "= WORDS": the words bash makes of the
+ * arguments of LINE (after its first two words) by brace expansion, each
+ * rendered as in cases.txt, separated by blanks; recorded from bash 5.2 by
+ * tests/shparse/braces.py.  A word the parser flags B is expanded by
+ * sgr_sx_braces; any other word stands as it is. */
+static void braces_golden(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    sg_arena a;
+    sg_arena_init(&a, 0);
+    char line[8192], input[8192] = "";
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = 0;
+        if (line[0] == '>') {
+            snprintf(input, sizeof input, "%s", line + 2);
+            continue;
+        }
+        if (line[0] != '=')
+            continue;
+        sg_arena_reset(&a);
+        sgr_cmdline cl;
+        const sgr_sh_limits lim = SGR_SH_DEFAULT_LIMITS;
+        sbuf got = {0};
+        sb_str(&got, "=");
+        if (sgr_sh_parse(&a, input, strlen(input), &lim, &cl) == 0 && cl.nseg == 1) {
+            const sgr_segment *s = &cl.seg[0];
+            for (uint32_t i = 2; i < s->argc; i++) {
+                const char *w[256];
+                uint32_t l[256];
+                int n = (s->argv[i].flags & SGR_W_BRACE)
+                        ? sgr_sx_braces(&a, s->argv[i].text, s->argv[i].len, w, l, 256) : 0;
+                if (n == 0) {
+                    w[0] = s->argv[i].text;
+                    l[0] = s->argv[i].len;
+                    n = 1;
+                }
+                for (int k = 0; k < n; k++) {
+                    sb_str(&got, " ");
+                    render_text(&got, w[k], l[k]);
+                }
+            }
+        }
+        int same = strcmp(got.p, line) == 0;
+        if (!same)
+            fprintf(stderr, "%s:%d: %s\n  want %s\n  got  %s\n", path, lineno, input, line, got.p);
+        CHECK(same);
+        free(got.p);
+    }
+    fclose(f);
+    sg_arena_free(&a);
+    /* past the bound, and nested past the depth limit: refused, never truncated */
+    const char *w[8];
+    uint32_t l[8];
+    sg_arena_init(&a, 0);
+    CHECK(sgr_sx_braces(&a, "{1..9}", 6, w, l, 8) == -1);
+    CHECK(sgr_sx_braces(&a, "{1..8}", 6, w, l, 8) == 8);
+    CHECK(sgr_sx_braces(&a, "{a,b}{c,d}{e,f}", 15, w, l, 8) == 8);
+    CHECK(sgr_sx_braces(&a, "{a,b}{c,d}{e,f}{g,h}", 20, w, l, 8) == -1);
+    char deep[400];
+    size_t dn = 0;
+    for (int i = 0; i < 100; i++)
+        deep[dn++] = '{', deep[dn++] = 'a', deep[dn++] = ',';
+    for (int i = 0; i < 100; i++)
+        deep[dn++] = '}';
+    CHECK(sgr_sx_braces(&a, deep, dn, w, l, 8) == -1);
+    /* a command substitution is not brace-expanded, nor split at its commas */
+    CHECK(sgr_sx_braces(&a, "{a,b}$(echo {c,d})", 18, w, l, 8) == 2 && l[0] == 14
+          && memcmp(w[1], "b$(echo {c,d})", 14) == 0);
+    CHECK(sgr_sx_braces(&a, "a{b,$(echo x,y)}c", 17, w, l, 8) == 2 && l[0] == 3
+          && memcmp(w[1], "a$(echo x,y)c", 13) == 0);
+    CHECK(sgr_sx_braces(&a, "a{b,`echo x,y`}c", 16, w, l, 8) == 2 && l[1] == 12);
+    CHECK(sgr_sx_braces(&a, "${x:-{a,b}}", 11, w, l, 8) == 0);
+    CHECK(sgr_sx_expansion("$HOME/x", 7) == 5 && sgr_sx_expansion("${a:-}}x", 8) == 6
+          && sgr_sx_expansion("$(echo ')')x", 12) == 11 && sgr_sx_expansion("$ x", 3) == 0
+          && sgr_sx_expansion("`a\\`b`x", 7) == 6 && sgr_sx_expansion("$((1+(2)))y", 11) == 10);
+    sg_arena_free(&a);
+}
+
 static const char *const tricky[] = {
     "echo x|base64 -d|sh && { ls; pwd; } > out 2>&1 || (cd /; rm -rf x) &",
     "cat <<EOF | grep $(id)\nhello $(whoami) `date` ${HOME:-$(pwd)}\nEOF\necho done",
@@ -572,6 +656,7 @@ int main(int argc, char **argv)
         return 0;
     }
     golden("shparse/cases.txt", 0);
+    braces_golden("shparse/braces.txt");
     prefixes();
     oom_sweep();
     nested();

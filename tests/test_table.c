@@ -423,7 +423,7 @@ static void test_load_and_lookup(void)
 
 /* The whole listing of the sample table, pinned (STYLE 11). */
 static const char golden_dump[] =
-    "table v3, 2064 bytes, checksum c3db2e18335d3075\n"
+    "table v4, 2064 bytes, checksum 9908aeb19041104a\n"
     "source sha256 a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n"
     "sections\n"
     "  meta       off    208 size     56\n"
@@ -820,7 +820,7 @@ MUT(m_prog_opts)
     uint32_t *o = REC(m, PROGOPTS, uint32_t) + p[1].value_off, t = o[0];
     o[0] = o[1], o[1] = t;
 }
-MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x100; }
+MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x800; }
 MUT(m_prog_stdin) { REC(m, PROGSPECS, sgt_progspec)[0].stdin_len = 1; }
 MUT(m_prog_slice) { REC(m, PROGSPECS, sgt_progspec)[1].exec_len = 5; }
 MUT(m_prog_text) { REC(m, PROGSPECS, sgt_progspec)[1].text_len = 5; }
@@ -847,7 +847,7 @@ static const struct {
     {"overlong jump", m_long_jump, "table: rule 1: jump past the end of its code"},
     {"limit jump", m_limit_jump, "table: limit 1: jump past the end of its code"},
     {"limit set", m_limit_set, "table: limit 1: set 4 out of range"},
-    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 24"}, /* == SGT_NOPS */
+    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 25"}, /* == SGT_NOPS */
     {"argc comparison", m_argc_cmp, "table: rule 3: argc comparison 6 unknown"},
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
@@ -890,7 +890,7 @@ static const struct {
     {"record size", m_rec_size, "table: section rules: size 156 not a multiple of its record size 40"},
     {"no meta", m_meta_size, "table: meta: 0 bytes, expected exactly one record"},
     {"magic", m_magic, "table: bad magic"},
-    {"version", m_version, "table: format version 4, this runtime reads version 3"},
+    {"version", m_version, "table: format version 5, this runtime reads version 4"},
     {"endianness", m_endian, "table: byte order mismatch"},
     {"header size", m_hdr_size, "table: header size 216, expected 208"},
     {"section count", m_nsections, "table: 18 sections, expected 17"},
@@ -913,7 +913,7 @@ static const struct {
     {"meta hint", m_meta_hint, "table: meta 0: default hint string ref"},
     {"progspecs unsorted", m_prog_order, "table: progspec 1: names not strictly sorted"},
     {"progopts unsorted", m_prog_opts, "table: progspec 1: value options not strictly sorted"},
-    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x100"},
+    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x800"},
     {"progspec stdin list", m_prog_stdin, "table: progspec 0: stdin options without the stdin flag"},
     {"progspec text slice", m_prog_text, "table: progspec 1: text options [0, +5) outside progopts (4)"},
     {"progspec text-operand list", m_prog_first, "table: progspec 0: text-operand options without the text-operand flag"},

@@ -1,0 +1,77 @@
+# shellgate.bash - bash completion for shellgate: the commands, each command's
+# options, the embedded pack names after -p, files where files go.  Installed as
+# share/bash-completion/completions/shellgate; tests/completion.bash drives it.
+
+# The embedded pack names, asked of the binary itself (`shellgate help packs`
+# would be a verb; the pack list is in `shellgate --help`'s POLICY line).
+_shellgate_packs()
+{
+    "${1:-shellgate}" --help 2>/dev/null |
+        sed -n 's/.*embedded pack name (\([^)]*\)).*/\1/p' | tr -d ','
+}
+
+_shellgate()
+{
+    local cur prev words cword
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    local sg=${COMP_WORDS[0]}
+    local cmds="check explain test compile dump decompile fuzz approve approvals revoke state bundle keygen run session hook serve help version"
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
+        return 0
+    fi
+    local cmd=${COMP_WORDS[1]} i
+    # after --, the words are a command: nothing of ours to offer
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        [ "${COMP_WORDS[i]}" = "--" ] && return 0
+    done
+    case $prev in
+        -p|--policy)
+            COMPREPLY=($(compgen -W "$(_shellgate_packs "$sg")" -- "$cur") $(compgen -f -X '!*.@(rules|sgt|sgb)' -- "$cur"))
+            return 0 ;;
+        --cwd|--root|-I)
+            COMPREPLY=($(compgen -d -- "$cur"))
+            return 0 ;;
+        -o|--state|--log|--key|--pub)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return 0 ;;
+        --rate-store-down)
+            COMPREPLY=($(compgen -W "deny local" -- "$cur"))
+            return 0 ;;
+    esac
+    local opts
+    case $cmd in
+        check) opts="-p --policy --cwd --root --json --argv --batch --state --admit --agent --non-interactive --log --log-max-bytes --rate-store --rate-store-down --rate-store-timeout --require-signature --scope --help --" ;;
+        explain) opts="-p --policy --cwd --root --json --argv --batch --help --" ;;
+        test) opts="-p --policy --coverage --json -I --help" ;;
+        compile) opts="-o --check --json -I --help" ;;
+        dump) opts="--json --help" ;;
+        decompile) opts="--help" ;;
+        fuzz) opts="-I --seed --max --json --help" ;;
+        approve) opts="--once --session --always --state --rate-store --agent --help" ;;
+        approvals) opts="--state --json --help" ;;
+        revoke) opts="--state --help" ;;
+        state) opts="reset --state --rate-store --help" ;;
+        bundle) opts="build sign verify -o --scope --key --pub --help" ;;
+        keygen) opts="-o --help" ;;
+        run) opts="-p --policy --cwd --root --session --json --help --" ;;
+        session) opts="show set unset reset list --session --help" ;;
+        hook) opts="claude-code codex gemini-cli cursor copilot -p --policy --state --log --rate-store --agent --ask --non-interactive --print-config --help" ;;
+        serve) opts="--socket -p --policy --mode --max-request --approve --state --log --rate-store --agent --help" ;;
+        help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return 0 ;;
+        *) return 0 ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    elif [ "$cmd" = fuzz ] || [ "$cmd" = dump ] || [ "$cmd" = decompile ]; then
+        COMPREPLY=($(compgen -W "$(_shellgate_packs "$sg")" -- "$cur") $(compgen -f -- "$cur"))
+    elif [ "$cmd" = state ] || [ "$cmd" = session ] || [ "$cmd" = bundle ]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+    return 0
+}
+complete -F _shellgate shellgate
