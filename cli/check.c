@@ -148,20 +148,8 @@ int cli_check(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.verb = "check";
     o.command_operands = 1;
-    if (cli_parse_opts(&o, argc, argv) < 0)
-        return EX_USAGE;
-    if (!o.batch && o.nrest < 1) {
-        cli_missing("check", "the COMMAND to check (after --)");
-        return EX_USAGE;
-    }
-    if (cli_check_cwd(&o) < 0)
-        return EX_USAGE;
-    if (o.batch && o.nrest > 0) {
-        fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
-        return EX_USAGE;
-    }
     int status;
-    sg_policy *p = cli_load_policy(&o, &status);
+    sg_policy *p = cli_open_command_verb(&o, "check", "the COMMAND to check (after --)", argc, argv, &status);
     if (!p)
         return status;
     sg_admission *a = NULL;

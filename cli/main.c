@@ -329,20 +329,8 @@ static int cmd_explain(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.verb = "explain";
     o.command_operands = 1;
-    if (cli_parse_opts(&o, argc, argv) < 0)
-        return EX_USAGE;
-    if (!o.batch && o.nrest < 1) {
-        cli_missing("explain", "the COMMAND to explain (after --)");
-        return EX_USAGE;
-    }
-    if (cli_check_cwd(&o) < 0)
-        return EX_USAGE;
-    if (o.batch && o.nrest > 0) {
-        fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
-        return EX_USAGE;
-    }
     int status;
-    sg_policy *p = cli_load_policy(&o, &status);
+    sg_policy *p = cli_open_command_verb(&o, "explain", "the COMMAND to explain (after --)", argc, argv, &status);
     if (!p)
         return status;
     if (o.batch) {

@@ -275,6 +275,25 @@ char *cli_command_line(const cli *o, size_t *len)
     return s;
 }
 
+sg_policy *cli_open_command_verb(cli *o, const char *verb, const char *what, int argc, char **argv,
+                                 int *status)
+{
+    *status = EX_USAGE;
+    if (cli_parse_opts(o, argc, argv) < 0)
+        return NULL;
+    if (!o->batch && o->nrest < 1) {
+        cli_missing(verb, what);
+        return NULL;
+    }
+    if (cli_check_cwd(o) < 0)
+        return NULL;
+    if (o->batch && o->nrest > 0) {
+        fprintf(stderr, "%s: --batch reads commands from standard input, not the command line\n", prog_name);
+        return NULL;
+    }
+    return cli_load_policy(o, status);
+}
+
 int cli_check_cwd(const cli *o)
 {
     struct stat st;

@@ -68,6 +68,12 @@ char *cli_joined(char **v, int n, size_t *len);
 char *cli_command_line(const cli *o, size_t *len);
 /* o->cwd, if given, is a directory: 0, or -1 with the message printed. */
 int cli_check_cwd(const cli *o);
+/* The opening every verb that takes a COMMAND (or --batch) shares: parse the
+ * options, require the command (what names it in the message) unless --batch,
+ * refuse operands with --batch, check --cwd and load the policy.  The policy, or
+ * NULL with *status the exit status (the message printed). */
+sg_policy *cli_open_command_verb(cli *o, const char *verb, const char *what, int argc, char **argv,
+                                 int *status);
 /* The exit status of a decision: 0 allow, 1 deny, 2 ask. */
 int cli_exit_for(sg_decision d);
 /* The exit status of a decided result: as cli_exit_for, and EX_TEMPFAIL when a
