@@ -72,17 +72,18 @@ for c in 'ls -la src' 'echo "a b" \ c' 'sudo rm -rf /' 'git push origin main' "$
 done
 # a client that sends one line and waits gets its answer before it sends the next
 mkfifo "$T/fifo"
-"$SG" check --batch <"$T/fifo" >"$T/b" &
+: >"$T/bf" # its own, empty file: the job opens it only after the fifo has a writer
+"$SG" check --batch <"$T/fifo" >"$T/bf" &
 bpid=$!
 exec 3>"$T/fifo"
 printf '%s\n' '{"cmd": "ls"}' >&3
 k=0
-while [ "$k" -lt 100 ] && [ "$(wc -l <"$T/b")" -lt 1 ]; do sleep 0.05; k=$((k + 1)); done
-[ "$(wc -l <"$T/b")" -eq 1 ] && ok || bad "batch answer not written while the input stays open"
+while [ "$k" -lt 600 ] && [ "$(wc -l <"$T/bf")" -lt 1 ]; do sleep 0.05; k=$((k + 1)); done
+[ "$(wc -l <"$T/bf")" -eq 1 ] && ok || bad "batch answer not written while the input stays open"
 printf '%s\n' '{"cmd": "rm -rf /"}' >&3
 exec 3>&-
 wait "$bpid"
-[ "$(wc -l <"$T/b")" -eq 2 ] && ok || bad "batch answers after the input closes: $(wc -l <"$T/b")"
+[ "$(wc -l <"$T/bf")" -eq 2 ] && ok || bad "batch answers after the input closes: $(wc -l <"$T/bf")"
 
 # compile: identical bytes for identical sources; dump reads the table; -p takes .sgt
 cp "$SRC/docs/example.rules" "$T/ex.rules"
