@@ -104,6 +104,9 @@ typedef enum {
                                   * program's own language (python -c CODE) */
     SGC_CL_STDIN,                /* stdin { OPTS }: the program runs what it reads
                                   * from stdin (sh -s; with no operand) */
+    SGC_CL_FLAGS,                /* flags { OPTS }: options that take no value, named so
+                                  * that a word spelling one is that option and not an
+                                  * abbreviation of a longer one (pip --pre, --prefix) */
     SGC_CL_WRITES,               /* writes operands */
     SGC_CL_COPIES,               /* copies */
     SGC_CL_RUNS_FILE             /* runs operand */

@@ -556,10 +556,10 @@ static int emit_progspecs(emitter *e)
                 for (const sgc_clause *cl = d->clauses; cl; cl = cl->next) {
                     if (!d->wrapper && cl->kind != SGC_CL_VALUE && cl->kind != SGC_CL_TEXT
                         && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE
-                        && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN
+                        && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN && cl->kind != SGC_CL_FLAGS
                         && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
                         && cl->kind != SGC_CL_RUNS_FILE)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code', 'stdin', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies' and 'runs operand' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -606,6 +606,7 @@ static int emit_progspecs(emitter *e)
         emit_optlist(e, d, SGC_CL_ARGV0, SGC_CL_ARGV0, &ps.argv0_off, &ps.argv0_len);
         emit_optlist(e, d, SGC_CL_CODE, SGC_CL_CODE, &ps.code_off, &ps.code_len);
         emit_optlist(e, d, SGC_CL_STDIN, SGC_CL_STDIN, &ps.stdin_off, &ps.stdin_len);
+        emit_optlist(e, d, SGC_CL_FLAGS, SGC_CL_FLAGS, &ps.flag_off, &ps.flag_len);
         if (ps.exec_len && !ps.end_len)
             sgc_error(c, d->loc, "an 'exec' clause needs an 'end' clause (the words that end the inner command)");
         buf_add(&e->sec[SGT_SEC_PROGSPECS], &ps, sizeof ps);

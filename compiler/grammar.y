@@ -114,6 +114,8 @@ clause(C) ::= LOOKUP(K) LBRACE cwords(W) RBRACE.    { C = sgc_clause_new(ps, SGC
 clause(C) ::= ARGV0(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_ARGV0, &K, W, NULL); }
 clause(C) ::= CODE(K) LBRACE cwords(W) RBRACE.      { C = sgc_clause_new(ps, SGC_CL_CODE, &K, W, NULL); }
 clause(C) ::= STDIN(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_STDIN, &K, W, NULL); }
+/* `flags` (or `flag`, the keyword of the `option` test) */
+clause(C) ::= FLAG(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_FLAGS, &K, W, NULL); }
 /* files the program makes or runs (docs/language.md "Files made on the line") */
 clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }

@@ -2394,11 +2394,19 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
      * a path (./grep is whatever the workspace holds, not the grep declared: the
      * basename is shorter than the word) */
     int done = 0, unsure = c->funcdefs || nm->prog.len != s->argv[0].len;
-    /* a word gives at most one value, and a word of n bytes at most n options
-     * (itself and its letters) */
-    uint32_t ocap = 0, vcap = s->argc;
-    for (uint32_t i = 1; i < s->argc; i++)
+    /* a word gives at most two values (its own, and the next one's as the value of
+     * an abbreviation), and a word of n bytes at most n options (itself and its
+     * letters) */
+    uint32_t ocap = 0, vcap = 2 * s->argc, first;
+    for (uint32_t i = 1; i < s->argc; i++) {
         ocap += s->argv[i].len;
+        /* and the long options an abbreviation may stand for (below) */
+        const sgr_word *w = &s->argv[i];
+        if (w->len > 2 && w->text[0] == '-' && w->text[1] == '-') {
+            const char *eq = memchr(w->text, '=', w->len);
+            ocap += sgr_longopt_range(c->t, w->text, eq ? (size_t)(eq - w->text) : w->len, &first);
+        }
+    }
     if (!ocap)
         ocap = 1;
     /* the four arrays in one allocation, the 8-byte aligned ones first */
@@ -2433,15 +2441,32 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             seen |= b;
             /* getopt_long reads an unambiguous abbreviation as the option it starts:
              * grep --regex=P FILE is --regexp=P (the first operand is a file), and
-             * sort --ke -k FILE gives --key the value -k (FILE is no -k value).  An
-             * abbreviation of a value option takes the next word as a value, and
-             * after any, nothing more is text: which word is what is a guess. */
-            uint32_t ab = !b && ps ? sgr_progopt_abbrev(c->t, ps, t, nl) : 0;
+             * sort --ke -k FILE gives --key the value -k.  The next word after an
+             * abbreviation of a value option is read both ways, as its value and
+             * as a word of its own (git push --n --force: --force is an option
+             * whether or not --n takes a value), and after any, nothing more is
+             * text: which word is what is a guess. */
+            uint32_t declared = b, ab = !b && ps ? sgr_progopt_abbrev(c->t, ps, t, nl) : 0;
             if (ab) {
                 unsure = 1;
-                if (!eq && (ab & SGR_OPT_VALUE))
-                    b = SGR_OPT_VALUE;
+                if (!eq && (ab & SGR_OPT_VALUE) && i + 1 < s->argc) {
+                    const sgr_word *v = &s->argv[i + 1];
+                    if (push_val(nm, vcap, v->text, v->len, v->flags | SGR_V_WORD) < 0)
+                        return -1;
+                }
             }
+            /* ... and a rule's `option --output` sees `--outp` as the option it may
+             * be: every long option the table knows that it starts (which one the
+             * program takes depends on options no declaration lists, so all of
+             * them; an option declared for this program is itself) */
+            uint32_t nab = !declared ? sgr_longopt_range(c->t, t, nl, &first) : 0;
+            for (uint32_t k = 0; k < nab; k++) {
+                const char *o = sgr_str(c->t, c->t->longopts[first + k]);
+                if (push_str(nm->opts, &nm->nopts, ocap, o, (uint32_t)strlen(o)) < 0)
+                    return -1;
+            }
+            if (nab)
+                unsure = 1;
             if (eq) {
                 if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b, unsure)) < 0)
                     return -1;
@@ -2451,8 +2476,14 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             }
             continue;
         }
-        /* single dash: the word itself (for -exec, -name), then its letters */
+        /* single dash: the word itself (for -exec, -name), then its letters; a
+         * single-dash long option with its value attached (-fplugin=X.so,
+         * -toolexec=CMD, as gcc and Go's flag package read them) is the option too,
+         * in place of the letter the '=' would end */
         if (push_str(nm->opts, &nm->nopts, ocap, t, w->len) < 0)
+            return -1;
+        const char *seq = w->len > 3 ? memchr(t + 2, '=', w->len - 2) : NULL;
+        if (seq && push_str(nm->opts, &nm->nopts, ocap, t, (uint32_t)(seq - t)) < 0)
             return -1;
         uint32_t b = opt_bits(c, ps, t, w->len);
         seen |= b;
@@ -2463,8 +2494,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         }
         for (uint32_t k = 1; k < w->len; k++) {
             if (!is_alnum(t[k])) {
-                /* -f/etc/passwd: the rest is a value */
-                if (push_val(nm, vcap, t + k, w->len - k, w->flags & ~SGR_W_TILDE) < 0)
+                /* -f/etc/passwd: the rest is a value; -fplugin=X: X is */
+                uint32_t at = t + k == seq ? k + 1 : k;
+                if (push_val(nm, vcap, t + at, w->len - at, w->flags & ~SGR_W_TILDE) < 0)
                     return -1;
                 break;
             }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 4u
+#define SGT_VERSION 5u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -227,6 +227,8 @@ typedef struct sgt_progspec {
                                            * program, in its own language (python -c) */
     uint32_t stdin_off, stdin_len;        /* PROGOPTS: flags that make the program read its
                                            * program from stdin (sh -s); SGT_PROG_STDIN */
+    uint32_t flag_off, flag_len;          /* PROGOPTS: options that take no value (a word
+                                           * spelling one is no abbreviation) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

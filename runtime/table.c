@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Largest DFA the loader accepts: keeps nstates * nclasses * 4 far from overflow and
@@ -784,7 +785,8 @@ static int hash_progopts(sgr_table *t)
                         t->abbrfilt[i].c23 |= 1ull << sgr_abbr_pair(o[2], o[3]);
                 }
                 _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
-                                | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN)
+                                | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
+                                | SGR_OPT_FLAG)
                                <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
                 if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
                     t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
@@ -797,6 +799,63 @@ static int hash_progopts(sgr_table *t)
                 t->opttab[h].len = (uint32_t)ol;
                 t->opttab[h].bits |= sl[j].bit;
             }
+    }
+    return 0;
+}
+
+static int cmp_ref_strs(const void *a, const void *b, void *t)
+{
+    return strcmp(sgr_str(t, *(const uint32_t *)a), sgr_str(t, *(const uint32_t *)b));
+}
+
+static int is_longopt(const char *o)
+{
+    return o[0] == '-' && o[1] == '-' && o[2] != '\0';
+}
+
+/* longopts: the long options some rule (or rate limit) tests with `option`, and
+ * those the program specs list, so the normaliser can read an abbreviation as
+ * every option it may stand for.  Verified code only: the sets exist. */
+static int collect_longopts(sgr_table *t)
+{
+    size_t cap = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = 0;
+        for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
+            uint32_t off = r < t->nrules ? t->rules[r].code_off : t->limits[r - t->nrules].code_off;
+            uint32_t len = r < t->nrules ? t->rules[r].code_len : t->limits[r - t->nrules].code_len;
+            for (uint32_t pc = 0; pc + 1 < len; pc += 2) {
+                uint32_t op = t->code[off + pc] & 0xff, b = t->code[off + pc + 1];
+                if (op != SGT_OP_OPTION_ANY && op != SGT_OP_OPTION_ALL)
+                    continue;
+                const sgt_set *st = &t->sets[b];
+                for (uint32_t k = 0; k < st->nwords; k++)
+                    if (is_longopt(sgr_str(t, t->words[st->words_off + k]))) {
+                        if (pass)
+                            t->longopts[n] = t->words[st->words_off + k];
+                        n++;
+                    }
+            }
+        }
+        for (uint32_t k = 0; k < t->nprogopts; k++)
+            if (is_longopt(sgr_str(t, t->progopts[k]))) {
+                if (pass)
+                    t->longopts[n] = t->progopts[k];
+                n++;
+            }
+        if (!pass) {
+            cap = n;
+            t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
+            if (!t->longopts)
+                return -1;
+            continue;
+        }
+        qsort_r(t->longopts, n, sizeof *t->longopts, cmp_ref_strs, t);
+        uint32_t d = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!d || strcmp(sgr_str(t, t->longopts[i]), sgr_str(t, t->longopts[d - 1])) != 0)
+                t->longopts[d++] = t->longopts[i];
+        t->nlongopts = d;
     }
     return 0;
 }
@@ -835,7 +894,7 @@ int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, s
     if (check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
         check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0 || hash_progopts(t) < 0) {
+    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0 || hash_progopts(t) < 0 || collect_longopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
     }
@@ -858,6 +917,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->abbrfilt);
     sg_free(t->shortopt);
     sg_free(t->optfilt);
+    sg_free(t->longopts);
     sg_free(t);
 }
 
@@ -1007,6 +1067,21 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
             bits |= sl[j].bit;
     }
     return bits;
+}
+
+uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uint32_t *first)
+{
+    *first = 0;
+    if (slen < 3 || str[0] != '-' || str[1] != '-' || !t->nlongopts)
+        return 0;
+    uint32_t k = lower_str(t, t->longopts, t->nlongopts, str, slen);
+    if (k < t->nlongopts && sgr_str_eq(sgr_str(t, t->longopts[k]), str, slen))
+        k++;                                 /* listed itself: the longer ones */
+    uint32_t e = k;
+    while (e < t->nlongopts && sgr_str_starts(sgr_str(t, t->longopts[e]), str, slen))
+        e++;
+    *first = k;
+    return e - k;
 }
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)

@@ -70,6 +70,11 @@ typedef struct sgr_table {
         uint64_t c23;         /* bit sgr_abbr_pair(o[2], o[3]), o longer than "--x" */
     } *abbrfilt;              /* heap */
     const uint32_t *progopts; uint32_t nprogopts;
+    uint32_t *longopts;       /* [nlongopts] every long option ("--x...") a rule's
+                               * `option` test or a program spec names, as string
+                               * refs, strcmp-sorted and distinct (sgr_longopt_range),
+                               * heap */
+    uint32_t nlongopts;
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;
     const sgt_test *tests;    uint32_t ntests;
@@ -120,6 +125,12 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
  * Parts longer than maxlen are skipped (the caller knows no word is longer). */
 int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
                        size_t maxlen);
+/* The long options a word "--x..." may be read as, by getopt_long's (and git's)
+ * unique-prefix rule: *first and the count of t->longopts entries that str[0..slen)
+ * is a proper prefix of (0 when str is no "--x").  Whether str is an option of its
+ * own is the program's declaration's to say (the caller asks it first): a rule
+ * about another program naming it says nothing of this one. */
+uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uint32_t *first);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
 /* Which of program spec ps's option lists name str (one lookup for all of them). */
@@ -133,6 +144,7 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_ARGV0  0x80u          /* argv0_off: names the inner program's argv[0] */
 #define SGR_OPT_CODE   0x100u         /* code_off: its value is the program (not shell) */
 #define SGR_OPT_STDIN  0x200u         /* stdin_off: the program is read from stdin */
+#define SGR_OPT_FLAG   0x400u         /* flag_off: takes no value */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -161,8 +173,9 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(lookup, SGR_OPT_LOOKUP, "lookup", "lookup options") \
     X(argv0,  SGR_OPT_ARGV0,  "argv0",  "argv0 options") \
     X(code,   SGR_OPT_CODE,   "code",   "code options") \
-    X(stdin,  SGR_OPT_STDIN,  "stdin",  "stdin options")
-#define SGR_NPROG_LISTS 10
+    X(stdin,  SGR_OPT_STDIN,  "stdin",  "stdin options") \
+    X(flag,   SGR_OPT_FLAG,   "flags",  "flag options")
+#define SGR_NPROG_LISTS 11
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;
