@@ -109,7 +109,8 @@ typedef enum {
                                   * abbreviation of a longer one (pip --pre, --prefix) */
     SGC_CL_WRITES,               /* writes operands */
     SGC_CL_COPIES,               /* copies */
-    SGC_CL_RUNS_FILE             /* runs operand */
+    SGC_CL_RUNS_FILE,            /* runs operand */
+    SGC_CL_NO_STDIN              /* stdin nothing: never runs a program read from stdin */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

@@ -591,9 +591,12 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_WRITES: ps.flags |= SGT_PROG_WRITES; break;
             case SGC_CL_COPIES: ps.flags |= SGT_PROG_COPIES; break;
             case SGC_CL_RUNS_FILE: ps.flags |= SGT_PROG_RUNS_FILE; break;
+            case SGC_CL_NO_STDIN: ps.flags |= SGT_PROG_NO_STDIN; break;
             default: break;
             }
         }
+        if ((ps.flags & SGT_PROG_STDIN) && (ps.flags & SGT_PROG_NO_STDIN))
+            sgc_error(c, d->loc, "'%s' has both 'stdin { ... }' and 'stdin nothing'", v[i].name);
         /* lookup, argv0 and code options take a value too */
         emit_optlist_kinds(e, d, 1u << SGC_CL_VALUE | 1u << SGC_CL_TEXT | 1u << SGC_CL_LOOKUP | 1u << SGC_CL_ARGV0
                                  | 1u << SGC_CL_CODE, &ps.value_off, &ps.value_len);

@@ -120,6 +120,7 @@ clause(C) ::= FLAG(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_
 clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
 clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
+clause(C) ::= STDIN(K) NOTHING.       { C = sgc_clause_new(ps, SGC_CL_NO_STDIN, &K, NULL, NULL); }
 cwords(L) ::= .                       { L = NULL; }
 cwords(L) ::= cwords(P) word(W).      { L = sgc_wlist_new(ps, &W, P); }
 

@@ -349,6 +349,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             putf(&d, " skip %u", p->skip);
         if (p->flags & SGT_PROG_RUNS_NOTHING)
             puts_(&d, " runs nothing");
+        if (p->flags & SGT_PROG_NO_STDIN)
+            puts_(&d, " stdin nothing");
         if (p->flags & SGT_PROG_ASSIGNMENTS)
             puts_(&d, " assignments");
         if (p->flags & SGT_PROG_PERMUTE)

@@ -781,7 +781,7 @@ int sgr_feed(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, cons
         return 0;
     else if (ps->flags & SGT_PROG_STDIN)
         shell = ps->script_len > 0;
-    else if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING))
+    else if (ps->script_len && (ps->flags & SGT_PROG_RUNS_NOTHING) && !(ps->flags & SGT_PROG_NO_STDIN))
         shell = 1;                       /* a shell declared without a stdin clause */
     else
         return 0;

@@ -206,6 +206,9 @@ typedef struct sgt_bucket {
                                            * or an option value names, each other one's
                                            * name) a copy of or a link to the others (cp, ln) */
 #define SGT_PROG_RUNS_FILE    0x400u      /* runs its first operand as code (sh FILE) */
+#define SGT_PROG_NO_STDIN     0x800u      /* never runs a program it reads from stdin
+                                           * (`stdin nothing`: tar, sort, a script option
+                                           * and no operand as a command are no shell) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */

@@ -724,7 +724,8 @@ static int is_shell(const sgr_table *t, const sgr_segment *s)
     if (!s->spec)
         return 0;
     const sgt_progspec *ps = &t->progs[s->spec - 1];
-    return ps->script_len && ((ps->flags & SGT_PROG_RUNS_NOTHING) || (ps->flags & SGT_PROG_STDIN));
+    return ps->script_len && (((ps->flags & SGT_PROG_RUNS_NOTHING) && !(ps->flags & SGT_PROG_NO_STDIN))
+                              || (ps->flags & SGT_PROG_STDIN));
 }
 
 static int has_word_flag(const sgr_segment *s, uint32_t f)

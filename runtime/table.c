@@ -593,7 +593,7 @@ static int check_progspecs(vctx *v)
     const uint32_t known = SGT_PROG_WRAPPER | SGT_PROG_RUNS_NOTHING | SGT_PROG_ASSIGNMENTS |
                            SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
                            SGT_PROG_TEXT_OPERAND | SGT_PROG_STDIN | SGT_PROG_WRITES |
-                           SGT_PROG_COPIES | SGT_PROG_RUNS_FILE;
+                           SGT_PROG_COPIES | SGT_PROG_RUNS_FILE | SGT_PROG_NO_STDIN;
     uint64_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
@@ -609,6 +609,8 @@ static int check_progspecs(vctx *v)
             return fail(v, "progspec %u: text-operand options without the text-operand flag", i);
         if (p->stdin_len && !(p->flags & SGT_PROG_STDIN))
             return fail(v, "progspec %u: stdin options without the stdin flag", i);
+        if ((p->flags & SGT_PROG_STDIN) && (p->flags & SGT_PROG_NO_STDIN))
+            return fail(v, "progspec %u: both stdin and stdin-nothing", i);
         /* slices may share entries, so their lengths may add up to far more than
          * PROGOPTS holds: the checks here and the option hash (hash_progopts: twice
          * as many slots, its size a uint32_t) take time and memory by that sum */

@@ -280,7 +280,10 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             continue;
         }
         if (ps->flags & SGT_PROG_RUNS_NOTHING) {
-            if (!(ps->flags & SGT_PROG_PERMUTE))
+            /* a program that is no shell (stdin nothing) and whose operands are
+             * data may still read a script option after them: getopt_long permutes
+             * unless POSIXLY_CORRECT is set (sort FILE --compress-program=PROG) */
+            if (!(ps->flags & (SGT_PROG_PERMUTE | SGT_PROG_NO_STDIN)))
                 return 0;
             i++;
             continue;
