@@ -3,6 +3,7 @@
 Run by CTest: SHELLGATE names the binary, PYTHONPATH the bindings."""
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -24,9 +25,16 @@ class ServerCase(unittest.TestCase):
                    XDG_CONFIG_HOME=os.path.join(cls.tmp.name, "cfg"))
         cls.proc = subprocess.Popen([SG, "serve", "--socket", cls.sock, "--approve", "--state",
                                      os.path.join(cls.tmp.name, "state")], env=env, stderr=subprocess.DEVNULL)
-        for _ in range(500):
+        # ready once it accepts a connection: the socket's name exists from bind(),
+        # a moment before listen()
+        for _ in range(1500):
             if os.path.exists(cls.sock):
-                break
+                try:
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                        probe.connect(cls.sock)
+                    break
+                except OSError:
+                    pass
             time.sleep(0.02)
 
     @classmethod
