@@ -839,12 +839,21 @@ static int collect_longopts(sgr_table *t)
                     }
             }
         }
-        for (uint32_t k = 0; k < t->nprogopts; k++)
-            if (is_longopt(sgr_str(t, t->progopts[k]))) {
-                if (pass)
-                    t->longopts[n] = t->progopts[k];
-                n++;
-            }
+        /* through the specs' slices: only the entries some slice holds are verified
+         * string refs (a corrupt table may hold others) */
+        for (uint32_t i = 0; i < t->nprogs; i++) {
+            sgr_prog_list sl[SGR_NPROG_LISTS];
+            sgr_prog_lists(&t->progs[i], sl);
+            for (int j = 0; j < SGR_NPROG_LISTS; j++)
+                for (uint32_t k = 0; k < sl[j].len; k++) {
+                    uint32_t ref = t->progopts[sl[j].off + k];
+                    if (is_longopt(sgr_str(t, ref))) {
+                        if (pass)
+                            t->longopts[n] = ref;
+                        n++;
+                    }
+                }
+        }
         if (!pass) {
             cap = n;
             t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
