@@ -820,24 +820,33 @@ static int is_longopt(const char *o)
  * every option it may stand for.  Verified code only: the sets exist. */
 static int collect_longopts(sgr_table *t)
 {
+    /* the sets some `option` test names, each once: a table naming one big set from
+     * many instructions costs its words once, not once per instruction */
+    uint8_t *named = sg_calloc(t->nsets ? t->nsets : 1, 1);
+    if (!named)
+        return -1;
+    for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
+        uint32_t off = r < t->nrules ? t->rules[r].code_off : t->limits[r - t->nrules].code_off;
+        uint32_t len = r < t->nrules ? t->rules[r].code_len : t->limits[r - t->nrules].code_len;
+        for (uint32_t pc = 0; pc + 1 < len; pc += 2) {
+            uint32_t op = t->code[off + pc] & 0xff;
+            if (op == SGT_OP_OPTION_ANY || op == SGT_OP_OPTION_ALL)
+                named[t->code[off + pc + 1]] = 1;
+        }
+    }
     size_t cap = 0;
     for (int pass = 0; pass < 2; pass++) {
         size_t n = 0;
-        for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
-            uint32_t off = r < t->nrules ? t->rules[r].code_off : t->limits[r - t->nrules].code_off;
-            uint32_t len = r < t->nrules ? t->rules[r].code_len : t->limits[r - t->nrules].code_len;
-            for (uint32_t pc = 0; pc + 1 < len; pc += 2) {
-                uint32_t op = t->code[off + pc] & 0xff, b = t->code[off + pc + 1];
-                if (op != SGT_OP_OPTION_ANY && op != SGT_OP_OPTION_ALL)
-                    continue;
-                const sgt_set *st = &t->sets[b];
-                for (uint32_t k = 0; k < st->nwords; k++)
-                    if (is_longopt(sgr_str(t, t->words[st->words_off + k]))) {
-                        if (pass)
-                            t->longopts[n] = t->words[st->words_off + k];
-                        n++;
-                    }
-            }
+        for (uint32_t b = 0; b < t->nsets; b++) {
+            if (!named[b])
+                continue;
+            const sgt_set *st = &t->sets[b];
+            for (uint32_t k = 0; k < st->nwords; k++)
+                if (is_longopt(sgr_str(t, t->words[st->words_off + k]))) {
+                    if (pass)
+                        t->longopts[n] = t->words[st->words_off + k];
+                    n++;
+                }
         }
         /* through the specs' slices: only the entries some slice holds are verified
          * string refs (a corrupt table may hold others) */
@@ -857,8 +866,10 @@ static int collect_longopts(sgr_table *t)
         if (!pass) {
             cap = n;
             t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
-            if (!t->longopts)
+            if (!t->longopts) {
+                sg_free(named);
                 return -1;
+            }
             continue;
         }
         qsort_r(t->longopts, n, sizeof *t->longopts, cmp_ref_strs, t);
@@ -868,6 +879,7 @@ static int collect_longopts(sgr_table *t)
                 t->longopts[d++] = t->longopts[i];
         t->nlongopts = d;
     }
+    sg_free(named);
     return 0;
 }
 
