@@ -785,6 +785,19 @@ static void fz_chain(char *buf, size_t n, const sgm_variant *v)
 }
 
 /* shellgate fuzz [-I DIR]... [--seed N] [--max N] [--json] PACK [CASES...] */
+/* sgm_opts.optkind over a table: what prog's declaration says option opt is. */
+static unsigned fz_optkind(void *ud, const char *prog, size_t plen, const char *opt, size_t olen)
+{
+    const sgr_table *t = ud;
+    const sgt_progspec *ps = sgr_table_progspec(t, prog, plen);
+    if (!ps)
+        return 0;
+    uint32_t bits = sgr_progopt_bits(t, ps, opt, olen);
+    if (bits & SGR_OPT_VALUE)
+        return SGM_OPT_VALUE;
+    return bits & SGR_OPT_FLAG ? SGM_OPT_FLAG : 0;
+}
+
 static int cmd_fuzz(int argc, char **argv)
 {
     cli o;
@@ -850,6 +863,19 @@ static int cmd_fuzz(int argc, char **argv)
     sgm_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.max = (unsigned)max;
+    /* abbreviations of every long option the pack's rules and declarations name */
+    const char **longopts = NULL;
+    if (!rc && p->t->nlongopts) {
+        longopts = sg_malloc(sizeof *longopts * p->t->nlongopts);
+        if (!longopts)
+            rc = EX_SOFTWARE;
+        for (uint32_t i = 0; longopts && i < p->t->nlongopts; i++)
+            longopts[i] = sgr_str(p->t, p->t->longopts[i]);
+        mo.longopts = longopts;
+        mo.nlongopts = longopts ? p->t->nlongopts : 0;
+        mo.optkind = fz_optkind;
+        mo.ud = (void *)p->t;
+    }
     unsigned long nvariants = 0, nfind = 0, nskipped = 0, ncmd_found = 0;
     for (size_t i = 0; i < set.n && !rc; i++) {
         fz_cmd *c = &set.v[i];
@@ -927,6 +953,7 @@ static int cmd_fuzz(int argc, char **argv)
     if (rc == EX_SOFTWARE)
         fprintf(stderr, "%s: out of memory\n", prog_name);
     cJSON_Delete(jfind);
+    sg_free(longopts);
     sgr_ctx_free(ctx);
     fz_free(&set);
     sg_policy_free(p);

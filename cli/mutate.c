@@ -1167,6 +1167,124 @@ static int t_options(sgm_transform t, const line *l, uint64_t *rng, char **out)
     }
 }
 
+/* ---- long-option abbreviations from a table ------------------------------------- */
+
+/* Index of the first longopts entry >= s[0..n) in strcmp order. */
+static size_t lo_lower(const sgm_opts *o, const char *s, size_t n)
+{
+    size_t lo = 0, hi = o->nlongopts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *e = o->longopts[mid];
+        size_t el = strlen(e);
+        int c = memcmp(e, s, el < n ? el : n);
+        if (c < 0 || (c == 0 && el < n))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+    size_t c = 0;
+    while (c < n && a[c] && a[c] == b[c])
+        c++;
+    return c;
+}
+
+/* The least length an abbreviation of longopts[k] (n bytes with "--") keeps: one
+ * byte past what it shares with its neighbours, whom no other entry shares more
+ * with; 0 when another entry starts with all of it. */
+static size_t lo_min_keep(const sgm_opts *o, size_t k, size_t n)
+{
+    size_t min = 4;                         /* "--" and two letters: still readable */
+    if (k + 1 < o->nlongopts) {
+        size_t c = common_prefix(o->longopts[k + 1], o->longopts[k], n);
+        if (c == n)
+            return 0;
+        if (c + 1 > min)
+            min = c + 1;
+    }
+    if (k > 0) {
+        size_t c = common_prefix(o->longopts[k - 1], o->longopts[k], n);
+        if (c + 1 > min)
+            min = c + 1;
+    }
+    return min < n ? min : 0;
+}
+
+/* May argv[i] be an option word, not the value of the word before it?  Yes after
+ * the program name, an operand, "--x=v", or an option its program declares to
+ * take no value; an undeclared option may take the word as its value. */
+static int option_position(const sgr_segment *s, uint32_t i, const sgm_opts *o, const char *prog, size_t plen)
+{
+    const sgr_word *pw = &s->argv[i - 1];
+    if (i == 1 || pw->len < 2 || pw->text[0] != '-')
+        return 1;
+    if (pw->text[1] == '-' && memchr(pw->text, '=', pw->len))
+        return 1;
+    return o->optkind && o->optkind(o->ud, prog, plen, pw->text, pw->len) == SGM_OPT_FLAG;
+}
+
+/* long-abbrev with the table's options: any program's "--name" or "--name=value"
+ * that the table names, cut to a prefix no other option the table names shares. */
+static int t_long_abbrev_table(const line *l, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    enum { MAXC = 256 };
+    struct { const sgr_segment *s; uint32_t i; size_t k, min; } cand[MAXC];
+    size_t nc = 0;
+    for (uint32_t si = 0; si < l->cl.nseg && nc < MAXC; si++) {
+        const sgr_segment *s = &l->cl.seg[si];
+        if (!seg_ok(l, s) || !word_known(&s->argv[0]))
+            continue;
+        const char *prog = s->argv[0].text, *slash = strrchr(prog, '/');
+        if (slash)
+            prog = slash + 1;
+        size_t plen = strlen(prog);
+        for (uint32_t i = 1; i < s->argc && nc < MAXC; i++) {
+            const sgr_word *w = &s->argv[i];
+            if (!word_known(w) || (w->len == 2 && memcmp(w->text, "--", 2) == 0))
+                break;                      /* the rest may be operands */
+            if (w->len < 4 || w->text[0] != '-' || w->text[1] != '-')
+                continue;
+            const char *eq = memchr(w->text, '=', w->len);
+            size_t n = eq ? (size_t)(eq - w->text) : w->len;
+            size_t k = lo_lower(o, w->text, n);
+            if (k >= o->nlongopts || strlen(o->longopts[k]) != n || memcmp(o->longopts[k], w->text, n) != 0)
+                continue;
+            size_t min = lo_min_keep(o, k, n);
+            if (min && option_position(s, i, o, prog, plen)) {
+                cand[nc].s = s;
+                cand[nc].i = i;
+                cand[nc].k = k;
+                cand[nc].min = min;
+                nc++;
+            }
+        }
+    }
+    if (!nc)
+        return 0;
+    size_t c = rnd(rng, nc);
+    const sgr_word *w = &cand[c].s->argv[cand[c].i];
+    size_t n = strlen(o->longopts[cand[c].k]);
+    /* drop one or two letters: long enough to read, short enough to differ */
+    size_t keep = n - 1 - rnd(rng, 2);
+    if (keep < cand[c].min)
+        keep = cand[c].min;
+    sb txt = { 0 }, rep = { 0 };
+    sb_add(&txt, w->text, keep);
+    sb_add(&txt, w->text + n, w->len - n);
+    if (txt.oom) {
+        sg_free(txt.p);
+        return -1;
+    }
+    spell_plain(&rep, txt.p, txt.n, 0);
+    sg_free(txt.p);
+    return replace_words(l, cand[c].s, cand[c].i, cand[c].i, &rep, out);
+}
+
 /* ---- blanks, continuations, redirections ---------------------------------------- */
 
 /* Is the text between two words nothing but blanks? */
@@ -1825,11 +1943,13 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
     case SGM_BRACE:
         r = t_group(t, &l, rng, out);
         break;
+    case SGM_LONG_ABBREV:
+        r = o->nlongopts ? t_long_abbrev_table(&l, o, rng, out) : t_options(t, &l, rng, out);
+        break;
     case SGM_FLAG_SPLIT:
     case SGM_FLAG_CLUSTER:
     case SGM_LONG_OPT:
     case SGM_SHORT_OPT:
-    case SGM_LONG_ABBREV:
     case SGM_OPT_SPLIT:
     case SGM_OPT_JOIN:
         r = t_options(t, &l, rng, out);

@@ -37,7 +37,7 @@
     X(FLAG_CLUSTER, "flag-cluster", "-r -f -> -rf (known no-value flags)") \
     X(LONG_OPT,     "long-option",  "-r -> --recursive (known programs)") \
     X(SHORT_OPT,    "short-option", "--recursive -> -r (known programs)") \
-    X(LONG_ABBREV,  "long-abbrev",  "--recursive -> --recursiv (getopt_long prefixes, known programs)") \
+    X(LONG_ABBREV,  "long-abbrev",  "--recursive -> --recursiv (getopt_long prefixes of the long options the table names)") \
     X(OPT_SPLIT,    "opt-split",    "--out=x -> --out x, -ox -> -o x") \
     X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox") \
     X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
@@ -74,7 +74,21 @@ typedef struct sgm_opts {
     size_t nbindirs;
     unsigned depth;              /* longest chain, 1..SGM_MAX_DEPTH (0: 3) */
     unsigned max;                /* variants per command (0: 64) */
+    /* A table's option knowledge, for long-abbrev (nlongopts 0: only the few
+     * programs this file knows).  longopts[0..nlongopts) is every long option
+     * ("--name") the table names, strcmp-sorted and distinct; an abbreviation is
+     * made only of one of them, and only as long as no other of them shares it.
+     * optkind (may be NULL) says what program prog (a basename) declares option
+     * word opt[0..olen) to be: SGM_OPT_VALUE, SGM_OPT_FLAG or 0 (not declared), so
+     * a word that may be the value of the option before it is left alone. */
+    const char *const *longopts;
+    size_t nlongopts;
+    unsigned (*optkind)(void *ud, const char *prog, size_t plen, const char *opt, size_t olen);
+    void *ud;
 } sgm_opts;
+
+#define SGM_OPT_VALUE 1u
+#define SGM_OPT_FLAG 2u
 
 typedef struct sgm_variant {
     char *cmd;                   /* sg_malloc'd, NUL-terminated */

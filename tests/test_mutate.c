@@ -115,6 +115,82 @@ static const char *real_path(const char *name)
     return NULL;
 }
 
+/* a stub logs its name and argv, one line written at once (pipeline stages run
+ * concurrently), then prints a line so redirections have something to write.
+ * Programs whose options the transformations respell log their argv as GNU getopt
+ * reads it, with long options mapped to short ones: `rm -rf x`, `rm -r --force x`
+ * and `rm --recursiv -f x` all log `rm <-r> <-f> <--> <x>` */
+static const char *const stub =
+    "#!/bin/bash\n"
+    "n=${0##*/}; k=$n; S=; L=; M=\n"
+    "case $n in git|docker|pip) k=\"$n $1\";; esac\n"
+    "case $k in\n"
+    "rm) S=rRfidvI; L=recursive,force,interactive::,one-file-system,no-preserve-root,preserve-root::,dir,verbose,help,version;"
+    " M='-R=-r --recursive=-r --force=-f --interactive=-i --dir=-d --verbose=-v';;\n"
+    "cp) S=rRfivanlsLPxt:S:; L=recursive,force,interactive,verbose,archive,no-clobber,link,symbolic-link,dereference,"
+    "no-dereference,one-file-system,target-directory:,suffix:;"
+    " M='-R=-r --recursive=-r --force=-f --interactive=-i --verbose=-v --archive=-a --no-clobber=-n --link=-l"
+    " --symbolic-link=-s --dereference=-L --no-dereference=-P --one-file-system=-x --target-directory=-t --suffix=-S';;\n"
+    "grep) S=rRinlLvcwxEFqshHoe:f:m:A:B:C:; L=recursive,dereference-recursive,ignore-case,line-number,files-with-matches,"
+    "files-without-match,invert-match,count,word-regexp,line-regexp,extended-regexp,fixed-strings,quiet,no-messages,"
+    "no-filename,with-filename,only-matching,regexp:,file:,max-count:,after-context:,before-context:,context:;"
+    " M='--recursive=-r --dereference-recursive=-R --ignore-case=-i --line-number=-n --files-with-matches=-l"
+    " --files-without-match=-L --invert-match=-v --count=-c --word-regexp=-w --line-regexp=-x --extended-regexp=-E"
+    " --fixed-strings=-F --quiet=-q --no-messages=-s --no-filename=-h --with-filename=-H --only-matching=-o"
+    " --regexp=-e --file=-f --max-count=-m --after-context=-A --before-context=-B --context=-C';;\n"
+    "curl) S=sSLkfOviIo:X:d:H:u:T:F:x:A:e:b:c:K:; L=silent,show-error,location,insecure,fail,remote-name,verbose,include,"
+    "head,output:,request:,data:,header:,user:,upload-file:,form:,proxy:,user-agent:,referer:,cookie:,cookie-jar:,config:;"
+    " M='--silent=-s --show-error=-S --location=-L --insecure=-k --fail=-f --remote-name=-O --verbose=-v --include=-i"
+    " --head=-I --output=-o --request=-X --data=-d --header=-H --user=-u --upload-file=-T --form=-F --proxy=-x"
+    " --user-agent=-A --referer=-e --cookie=-b --cookie-jar=-c --config=-K';;\n"
+    "wget) S=qvcNrkpO:o:P:U:t:T:i:; L=quiet,verbose,continue,timestamping,recursive,convert-links,page-requisites,"
+    "output-document:,output-file:,directory-prefix:,user-agent:,tries:,timeout:,input-file:;"
+    " M='--quiet=-q --verbose=-v --continue=-c --timestamping=-N --recursive=-r --convert-links=-k --page-requisites=-p"
+    " --output-document=-O --output-file=-o --directory-prefix=-P --user-agent=-U --tries=-t --timeout=-T"
+    " --input-file=-i';;\n"
+    "'git push') S=fundvq; L=force,set-upstream,dry-run,delete,verbose,quiet,mirror,all,tags;"
+    " M='--force=-f --set-upstream=-u --dry-run=-n --delete=-d --verbose=-v --quiet=-q';;\n"
+    "'git clean') S=fdxXnqe:; L=force,dry-run,quiet,exclude:; M='--force=-f --dry-run=-n --quiet=-q --exclude=-e';;\n"
+    "'git reset') S=q; L=quiet,hard,soft,mixed,merge,keep; M='--quiet=-q';;\n"
+    "'git commit') S=anqvsm:F:; L=all,no-verify,quiet,verbose,signoff,message:,file:;"
+    " M='--all=-a --no-verify=-n --quiet=-q --verbose=-v --signoff=-s --message=-m --file=-F';;\n"
+    "chmod) S=Rvfc; L=recursive,verbose,silent,changes; M='--recursive=-R --verbose=-v --silent=-f --changes=-c';;\n"
+    "rsync) S=avzrnuhqlptgoHxPe:; L=archive,verbose,compress,recursive,dry-run,update,human-readable,quiet,links,perms,"
+    "times,group,owner,hard-links,one-file-system,delete,remove-source-files,rsh:;"
+    " M='--archive=-a --verbose=-v --compress=-z --recursive=-r --dry-run=-n --update=-u --human-readable=-h"
+    " --quiet=-q --links=-l --perms=-p --times=-t --group=-g --owner=-o --hard-links=-H --one-file-system=-x"
+    " --rsh=-e';;\n"
+    "sort) S=rnufbhVsRMo:k:t:T:S:; L=reverse,numeric-sort,unique,ignore-case,ignore-leading-blanks,human-numeric-sort,"
+    "version-sort,stable,output:,key:,field-separator:,temporary-directory:;"
+    " M='--reverse=-r --numeric-sort=-n --unique=-u --ignore-case=-f --ignore-leading-blanks=-b"
+    " --human-numeric-sort=-h --version-sort=-V --stable=-s --output=-o --key=-k --field-separator=-t"
+    " --temporary-directory=-T';;\n"
+    "sed) S=nErszui::e:f:l:; L=quiet,regexp-extended,separate,null-data,unbuffered,in-place::,expression:,file:,"
+    "line-length:; M='-r=-E --quiet=-n --regexp-extended=-E --separate=-s --null-data=-z --unbuffered=-u"
+    " --in-place=-i --expression=-e --file=-f';;\n"
+    "mkdir) S=pvm:; L=parents,verbose,mode:; M='--parents=-p --verbose=-v --mode=-m';;\n"
+    "ln) S=sfvnrTt:; L=symbolic,force,verbose,no-dereference,relative,no-target-directory,target-directory:;"
+    " M='--symbolic=-s --force=-f --verbose=-v --no-dereference=-n --relative=-r --no-target-directory=-T"
+    " --target-directory=-t';;\n"
+    "shred) S=fuzvn:; L=force,remove,zero,verbose,iterations:;"
+    " M='--force=-f --remove=-u --zero=-z --verbose=-v --iterations=-n';;\n"
+    "'docker rm') S=fvl; L=force,volumes,link; M='--force=-f --volumes=-v --link=-l';;\n"
+    "'pip install') S=Uqvr:e:t:; L=upgrade,quiet,verbose,requirement:,editable:,target:;"
+    " M='--upgrade=-U --quiet=-q --verbose=-v --requirement=-r --editable=-e --target=-t';;\n"
+    "esac\n"
+    "if [ -n \"$S\" ]; then\n"
+    "  [ \"$k\" != \"$n\" ] && shift\n"
+    "  norm=$(/usr/bin/getopt -q -o \"$S\" -l \"$L\" -- \"$@\") || norm=GETOPT-ERROR\n"
+    "  eval \"set -- $norm\"\n"
+    "  [ \"$k\" != \"$n\" ] && set -- \"${k#* }\" \"$@\"\n"
+    "fi\n"
+    "line=$n\n"
+    "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done;"
+    " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac; line+=\" <$a>\"; done\n"
+    "[ -f /dev/stdin ] && line+=\" stdin:$(/usr/bin/head -c 64 | /usr/bin/tr -d '\\n')\"\n"
+    "printf '%s\\n' \"$line\" >>\"$SGM_LOG\"\n"
+    "printf '%s-out\\n' \"$n\"\n";
+
 static int setup(void)
 {
     snprintf(root, sizeof root, "/tmp/sgmut.XXXXXX");
@@ -129,81 +205,6 @@ static int setup(void)
     snprintf(errpath, sizeof errpath, "%s/err", root);
     if (mkdir(bindir, 0700) || mkdir(workdir, 0700) || mkdir(homedir, 0700))
         return -1;
-    /* a stub logs its name and argv, one line written at once (pipeline stages run
-     * concurrently), then prints a line so redirections have something to write.
-     * Programs whose options the transformations respell log their argv as GNU getopt
-     * reads it, with long options mapped to short ones: `rm -rf x`, `rm -r --force x`
-     * and `rm --recursiv -f x` all log `rm <-r> <-f> <--> <x>` */
-    const char *stub =
-        "#!/bin/bash\n"
-        "n=${0##*/}; k=$n; S=; L=; M=\n"
-        "case $n in git|docker|pip) k=\"$n $1\";; esac\n"
-        "case $k in\n"
-        "rm) S=rRfidvI; L=recursive,force,interactive::,one-file-system,no-preserve-root,preserve-root::,dir,verbose,help,version;"
-        " M='-R=-r --recursive=-r --force=-f --interactive=-i --dir=-d --verbose=-v';;\n"
-        "cp) S=rRfivanlsLPxt:S:; L=recursive,force,interactive,verbose,archive,no-clobber,link,symbolic-link,dereference,"
-        "no-dereference,one-file-system,target-directory:,suffix:;"
-        " M='-R=-r --recursive=-r --force=-f --interactive=-i --verbose=-v --archive=-a --no-clobber=-n --link=-l"
-        " --symbolic-link=-s --dereference=-L --no-dereference=-P --one-file-system=-x --target-directory=-t --suffix=-S';;\n"
-        "grep) S=rRinlLvcwxEFqshHoe:f:m:A:B:C:; L=recursive,dereference-recursive,ignore-case,line-number,files-with-matches,"
-        "files-without-match,invert-match,count,word-regexp,line-regexp,extended-regexp,fixed-strings,quiet,no-messages,"
-        "no-filename,with-filename,only-matching,regexp:,file:,max-count:,after-context:,before-context:,context:;"
-        " M='--recursive=-r --dereference-recursive=-R --ignore-case=-i --line-number=-n --files-with-matches=-l"
-        " --files-without-match=-L --invert-match=-v --count=-c --word-regexp=-w --line-regexp=-x --extended-regexp=-E"
-        " --fixed-strings=-F --quiet=-q --no-messages=-s --no-filename=-h --with-filename=-H --only-matching=-o"
-        " --regexp=-e --file=-f --max-count=-m --after-context=-A --before-context=-B --context=-C';;\n"
-        "curl) S=sSLkfOviIo:X:d:H:u:T:F:x:A:e:b:c:K:; L=silent,show-error,location,insecure,fail,remote-name,verbose,include,"
-        "head,output:,request:,data:,header:,user:,upload-file:,form:,proxy:,user-agent:,referer:,cookie:,cookie-jar:,config:;"
-        " M='--silent=-s --show-error=-S --location=-L --insecure=-k --fail=-f --remote-name=-O --verbose=-v --include=-i"
-        " --head=-I --output=-o --request=-X --data=-d --header=-H --user=-u --upload-file=-T --form=-F --proxy=-x"
-        " --user-agent=-A --referer=-e --cookie=-b --cookie-jar=-c --config=-K';;\n"
-        "wget) S=qvcNrkpO:o:P:U:t:T:i:; L=quiet,verbose,continue,timestamping,recursive,convert-links,page-requisites,"
-        "output-document:,output-file:,directory-prefix:,user-agent:,tries:,timeout:,input-file:;"
-        " M='--quiet=-q --verbose=-v --continue=-c --timestamping=-N --recursive=-r --convert-links=-k --page-requisites=-p"
-        " --output-document=-O --output-file=-o --directory-prefix=-P --user-agent=-U --tries=-t --timeout=-T"
-        " --input-file=-i';;\n"
-        "'git push') S=fundvq; L=force,set-upstream,dry-run,delete,verbose,quiet,mirror,all,tags;"
-        " M='--force=-f --set-upstream=-u --dry-run=-n --delete=-d --verbose=-v --quiet=-q';;\n"
-        "'git clean') S=fdxXnqe:; L=force,dry-run,quiet,exclude:; M='--force=-f --dry-run=-n --quiet=-q --exclude=-e';;\n"
-        "'git reset') S=q; L=quiet,hard,soft,mixed,merge,keep; M='--quiet=-q';;\n"
-        "'git commit') S=anqvsm:F:; L=all,no-verify,quiet,verbose,signoff,message:,file:;"
-        " M='--all=-a --no-verify=-n --quiet=-q --verbose=-v --signoff=-s --message=-m --file=-F';;\n"
-        "chmod) S=Rvfc; L=recursive,verbose,silent,changes; M='--recursive=-R --verbose=-v --silent=-f --changes=-c';;\n"
-        "rsync) S=avzrnuhqlptgoHxPe:; L=archive,verbose,compress,recursive,dry-run,update,human-readable,quiet,links,perms,"
-        "times,group,owner,hard-links,one-file-system,delete,remove-source-files,rsh:;"
-        " M='--archive=-a --verbose=-v --compress=-z --recursive=-r --dry-run=-n --update=-u --human-readable=-h"
-        " --quiet=-q --links=-l --perms=-p --times=-t --group=-g --owner=-o --hard-links=-H --one-file-system=-x"
-        " --rsh=-e';;\n"
-        "sort) S=rnufbhVsRMo:k:t:T:S:; L=reverse,numeric-sort,unique,ignore-case,ignore-leading-blanks,human-numeric-sort,"
-        "version-sort,stable,output:,key:,field-separator:,temporary-directory:;"
-        " M='--reverse=-r --numeric-sort=-n --unique=-u --ignore-case=-f --ignore-leading-blanks=-b"
-        " --human-numeric-sort=-h --version-sort=-V --stable=-s --output=-o --key=-k --field-separator=-t"
-        " --temporary-directory=-T';;\n"
-        "sed) S=nErszui::e:f:l:; L=quiet,regexp-extended,separate,null-data,unbuffered,in-place::,expression:,file:,"
-        "line-length:; M='-r=-E --quiet=-n --regexp-extended=-E --separate=-s --null-data=-z --unbuffered=-u"
-        " --in-place=-i --expression=-e --file=-f';;\n"
-        "mkdir) S=pvm:; L=parents,verbose,mode:; M='--parents=-p --verbose=-v --mode=-m';;\n"
-        "ln) S=sfvnrTt:; L=symbolic,force,verbose,no-dereference,relative,no-target-directory,target-directory:;"
-        " M='--symbolic=-s --force=-f --verbose=-v --no-dereference=-n --relative=-r --no-target-directory=-T"
-        " --target-directory=-t';;\n"
-        "shred) S=fuzvn:; L=force,remove,zero,verbose,iterations:;"
-        " M='--force=-f --remove=-u --zero=-z --verbose=-v --iterations=-n';;\n"
-        "'docker rm') S=fvl; L=force,volumes,link; M='--force=-f --volumes=-v --link=-l';;\n"
-        "'pip install') S=Uqvr:e:t:; L=upgrade,quiet,verbose,requirement:,editable:,target:;"
-        " M='--upgrade=-U --quiet=-q --verbose=-v --requirement=-r --editable=-e --target=-t';;\n"
-        "esac\n"
-        "if [ -n \"$S\" ]; then\n"
-        "  [ \"$k\" != \"$n\" ] && shift\n"
-        "  norm=$(/usr/bin/getopt -q -o \"$S\" -l \"$L\" -- \"$@\") || norm=GETOPT-ERROR\n"
-        "  eval \"set -- $norm\"\n"
-        "  [ \"$k\" != \"$n\" ] && set -- \"${k#* }\" \"$@\"\n"
-        "fi\n"
-        "line=$n\n"
-        "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done;"
-        " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac; line+=\" <$a>\"; done\n"
-        "[ -f /dev/stdin ] && line+=\" stdin:$(/usr/bin/head -c 64 | /usr/bin/tr -d '\\n')\"\n"
-        "printf '%s\\n' \"$line\" >>\"$SGM_LOG\"\n"
-        "printf '%s-out\\n' \"$n\"\n";
     char p[400];
     for (size_t i = 0; stubs[i]; i++) {
         snprintf(p, sizeof p, "%s/%s", bindir, stubs[i]);
@@ -381,6 +382,41 @@ static int err_bad(const char *err)
            || strstr(err, "unexpected") || strstr(err, "invalid option") || strstr(err, "unrecognized");
 }
 
+/* The long options the stubs' getopt reads (their L= lists), "--"-prefixed and sorted:
+ * what a table's longopts list is to `shellgate fuzz`, for long-abbrev's table path.
+ * Every abbreviation unique among all of them is unique for each program. */
+static char *stub_long[256];
+static size_t nstub_long;
+
+static void collect_stub_long(void)
+{
+    for (const char *p = strstr(stub, " L="); p; p = strstr(p + 1, " L=")) {
+        const char *e = strchr(p, ';');
+        for (const char *q = p + 3; q < e && nstub_long < 256;) {
+            const char *c = q;
+            while (c < e && *c != ',' && *c != ':')
+                c++;
+            char *w = malloc((size_t)(c - q) + 3);
+            memcpy(w, "--", 2);
+            memcpy(w + 2, q, (size_t)(c - q));
+            w[c - q + 2] = '\0';
+            stub_long[nstub_long++] = w;
+            while (c < e && *c != ',')
+                c++;
+            q = c + 1;
+        }
+    }
+    qsort(stub_long, nstub_long, sizeof *stub_long, cmp_str);
+    size_t d = 0;
+    for (size_t i = 0; i < nstub_long; i++) {
+        if (d && strcmp(stub_long[i], stub_long[d - 1]) == 0)
+            free(stub_long[i]);
+        else
+            stub_long[d++] = stub_long[i];
+    }
+    nstub_long = d;
+}
+
 static unsigned applied[SGM__COUNT];
 static unsigned checked;
 
@@ -491,6 +527,44 @@ int main(void)
         free(eff);
         free(err);
     }
+    /* long-abbrev as `shellgate fuzz` runs it: from a table's list of long options,
+     * for any program, not only the few this file's C tables know */
+    collect_stub_long();
+    sgm_opts to = o;
+    to.max = 0;
+    to.longopts = (const char *const *)stub_long;
+    to.nlongopts = nstub_long;
+    unsigned table_abbrevs = 0;
+    for (size_t si = 0; samples[si]; si++) {
+        const char *cmd = samples[si];
+        if (strstr(cmd, "git diff"))
+            continue;                       /* its stub logs options as written, unread */
+        int sorted = strchr(cmd, '|') != NULL, syn;
+        char *err;
+        char *eff = effect(cmd, sorted, &syn, &err);
+        for (uint64_t seed = 1; seed <= 8; seed++) {
+            uint64_t rng = seed * 104729;
+            char *v;
+            int r = sgm_apply(SGM_LONG_ABBREV, cmd, strlen(cmd), &to, &rng, &v);
+            if (r < 0) {
+                fprintf(stderr, "FAIL out of memory\n");
+                return 1;
+            }
+            if (r == 0)
+                continue;
+            table_abbrevs++;
+            check_pair(cmd, eff, err, v, "long-abbrev (table)", sorted, 1);
+            sg_free(v);
+        }
+        free(eff);
+        free(err);
+    }
+    if (table_abbrevs < 20) {
+        fprintf(stderr, "FAIL long-abbrev from a table's options applied only %u times\n", table_abbrevs);
+        failures++;
+    }
+    for (size_t i = 0; i < nstub_long; i++)
+        free(stub_long[i]);
     for (int t = 0; t < SGM__COUNT; t++) {
         if (!applied[t]) {
             fprintf(stderr, "FAIL transformation %s never applied to a sample\n", sgm_names[t]);
