@@ -69,7 +69,7 @@ typedef struct sgc_cond {
     struct sgc_cond *a, *b;      /* AND/OR/NOT children */
     sgc_setexpr *set, *set2;     /* matcher(s); NULL where none */
     sgc_tok num, cmp;            /* ARG_AT position, ARGC comparison and number */
-    sgc_tok str;                 /* LUA hook name, NESTED kind */
+    sgc_tok str;                 /* LUA hook name, NESTED kind; REDIR_READS: "heredoc" */
     int32_t hook;                /* LUA: index into the program's hooks */
 } sgc_cond;
 

@@ -302,7 +302,9 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_PATH_INSIDE: op(b, SGT_OP_PATH_INSIDE, 0, set_of(c->set)); break;
     case SGC_C_PATH_IS: op(b, SGT_OP_PATH_IS, 0, set_of(c->set)); break;
     case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, 0, set_of(c->set)); break;
-    case SGC_C_REDIR_READS: op(b, SGT_OP_REDIR_READS, 0, set_of(c->set)); break;
+    case SGC_C_REDIR_READS:
+        op(b, SGT_OP_REDIR_READS, c->str.len ? SGT_READS_HEREDOC : 0, c->str.len ? SGT_NONE : set_of(c->set));
+        break;
     case SGC_C_ASSIGNS: op(b, SGT_OP_ASSIGNS, 0, set_of(c->set)); break;
     case SGC_C_ASSIGNS_VAL:
         op(b, SGT_OP_ASSIGNS_VAL, set_of(c->set) | (c->num.len ? SGT_NEGATE_VALUE : 0), set_of(c->set2));

@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES.
+    IS OPERANDS COPIES HEREDOC.
 
 %left OR.
 %left AND.
@@ -183,6 +183,8 @@ cond(C) ::= REDIRECT(K) WRITES.      { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, 
 cond(C) ::= REDIRECT(K) WRITES TO m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, S); }
 cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); }
 cond(C) ::= REDIRECT(K) READS FROM m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, S); }
+/* the segment's input is text of the line: a here-document or a here-string */
+cond(C) ::= REDIRECT(K) READS HEREDOC(H). { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); if (C) C->str = H; }
 cond(C) ::= ASSIGNS(K) m(S).         { C = sgc_cond_set(ps, SGC_C_ASSIGNS, &K, S); }
 cond(C) ::= ASSIGNS(K) m(S) VALUE m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL, &K, S); if (C) C->set2 = V; }
 cond(C) ::= ASSIGNS(K) m(S) VALUE NOT m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL, &K, S); if (C) { C->set2 = V; C->num.len = 1; } }

@@ -2806,6 +2806,12 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
                 return 1;
         return 0;
     case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
+        if (c->str.len) {                   /* redirect reads heredoc */
+            for (uint32_t i = 0; i < s->nredirs; i++)
+                if (s->redirs[i].kind == SGR_REDIR_HEREDOC || s->redirs[i].kind == SGR_REDIR_HERESTRING)
+                    return 1;
+            return 0;
+        }
         for (uint32_t i = 0; i < s->nredirs; i++) {
             const sgr_redir *rd = &s->redirs[i];
             if (!(c->kind == SGC_C_REDIR_WRITES ? is_write(s, i) : is_read(rd)))

@@ -132,7 +132,9 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_PATH_IS: puts_(d, "path is "); matcher(d, b); break;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
         puts_(d, op == SGT_OP_REDIR_WRITES ? "redirect writes" : "redirect reads");
-        if (b != SGT_NONE) {
+        if (a == SGT_READS_HEREDOC)
+            puts_(d, " heredoc");
+        else if (b != SGT_NONE) {
             puts_(d, op == SGT_OP_REDIR_WRITES ? " to " : " from ");
             matcher(d, b);
         }

@@ -3252,6 +3252,11 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             break;
         case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
             acc = 0;
+            if (a == SGT_READS_HEREDOC) {
+                for (uint32_t i = 0; i < s->nredirs && !acc; i++)
+                    acc = s->redirs[i].kind == SGR_REDIR_HEREDOC || s->redirs[i].kind == SGR_REDIR_HERESTRING;
+                break;
+            }
             for (uint32_t i = 0; i < s->nredirs && !acc; i++) {
                 const sgr_redir *r = &s->redirs[i];
                 if (!(op == SGT_OP_REDIR_WRITES ? is_write(s, r) : is_read(r)))

@@ -137,7 +137,7 @@ typedef struct sgt_dfa {
     X(PATH_OUTSIDE, "path-outside",  0) /* a path operand resolves outside the roots */ \
     X(PATH_INSIDE,  "path-inside",   1) /* b = set: a resolved path operand matches */ \
     X(REDIR_WRITES, "redirect-writes", 1) /* b = set or SGT_NONE: a write redirection */ \
-    X(REDIR_READS,  "redirect-reads",  1) /* b = set or SGT_NONE */ \
+    X(REDIR_READS,  "redirect-reads",  1) /* a = 0 or SGT_READS_HEREDOC, b = set or SGT_NONE */ \
     X(ASSIGNS,      "assigns",       1) /* b = set over NAMEs */ \
     X(ASSIGNS_VAL,  "assigns-value", 1) /* a = set over NAMEs | SGT_NEGATE_VALUE, b = set over values */ \
     X(PIPED_FROM,   "piped-from",    1) /* b = set: an earlier program in the pipeline */ \
@@ -161,6 +161,8 @@ typedef enum {
 
 /* ASSIGNS_VAL: this bit of `a` means "a value NOT in set b" */
 #define SGT_NEGATE_VALUE 0x800000u
+/* REDIR_READS a: the segment reads a here-document or here-string (b is SGT_NONE) */
+#define SGT_READS_HEREDOC 1u
 
 #define SGT_CMPS(X) X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")
 enum {

@@ -381,6 +381,14 @@ static int check_code(vctx *v, uint32_t off, uint32_t len, int allow_empty, cons
                 return -1;
         }
         switch (op) {
+        case SGT_OP_REDIR_READS:
+            if (a > SGT_READS_HEREDOC || (a == SGT_READS_HEREDOC && b != SGT_NONE))
+                return fail(v, "%s %u: redirect-reads form %u unknown (instruction %u)", what, idx, a, k);
+            break;
+        case SGT_OP_REDIR_WRITES:
+            if (a)
+                return fail(v, "%s %u: redirect-writes form %u unknown (instruction %u)", what, idx, a, k);
+            break;
         case SGT_OP_ASSIGNS_VAL:
             if (check_set_operand(v, a & ~SGT_NEGATE_VALUE, SGT_SETK_MATCH, what, idx, k, op))
                 return -1;

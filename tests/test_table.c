@@ -713,6 +713,10 @@ MUT(m_argc_cmp) { ins(m, 3, 0)[0] = SGT_OP_ARGC | SGT_NCMPS << 8; }
 MUT(m_lua_hook) { ins(m, 3, 2)[1] = 1; }
 MUT(m_assigns_val) { ins(m, 0, 0)[0] = SGT_OP_ASSIGNS_VAL | 7u << 8; }
 MUT(m_redir_none_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS, ins(m, 0, 0)[1] = SGT_NONE; }
+MUT(m_redir_heredoc_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8, ins(m, 0, 0)[1] = SGT_NONE; }
+MUT(m_redir_heredoc_set) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8; }
+MUT(m_redir_form) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | 2u << 8, ins(m, 0, 0)[1] = SGT_NONE; }
+MUT(m_redir_writes_form) { ins(m, 0, 0)[0] = SGT_OP_REDIR_WRITES | 1u << 8, ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_none_not_ok) { ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_odd_code) { REC(m, RULES, sgt_rule)[1].code_len = 5; }
 MUT(m_empty_code) { REC(m, RULES, sgt_rule)[0].code_len = 0; }
@@ -853,6 +857,10 @@ static const struct {
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
     {"redirect-reads any", m_redir_none_ok, NULL},
+    {"redirect-reads heredoc", m_redir_heredoc_ok, NULL},
+    {"redirect-reads heredoc with a set", m_redir_heredoc_set, "table: rule 0: redirect-reads form 1 unknown"},
+    {"redirect-reads form", m_redir_form, "table: rule 0: redirect-reads form 2 unknown"},
+    {"redirect-writes form", m_redir_writes_form, "table: rule 0: redirect-writes form 1 unknown"},
     {"program any", m_none_not_ok, "table: rule 0: set 4294967295 out of range"},
     {"odd code length", m_odd_code, "table: rule 1: code length 5 is not a whole number"},
     {"empty rule code", m_empty_code, "table: rule 0: empty condition code"},
