@@ -576,6 +576,22 @@ static int emit_progspecs(emitter *e)
             continue;
         }
         const sgc_progdecl *d = v[i].decl;
+        const char *sp = strchr(v[i].name, ' ');
+        if (sp) {
+            /* a subcommand's declaration: "PROGRAM SUBCOMMAND", a wrapper, and the
+             * program declared too (the runtime finds the subcommand through it) */
+            size_t bl = (size_t)(sp - v[i].name);
+            int base = 0;
+            for (size_t k = 0; k < n && !base; k++)
+                base = strlen(v[k].name) == bl && memcmp(v[k].name, v[i].name, bl) == 0;
+            if (!bl || !sp[1] || strchr(sp + 1, ' ') || strchr(v[i].name, '/'))
+                sgc_error(c, d->loc, "'%s': a name with a blank declares a subcommand, as \"PROGRAM SUBCOMMAND\"", v[i].name);
+            else if (!d->wrapper)
+                sgc_error(c, d->loc, "'%s': a subcommand is declared with 'wrapper' (its options that run commands); its value options go in the program's declaration", v[i].name);
+            else if (!base)
+                sgc_error(c, d->loc, "'%s' declares a subcommand of '%.*s', which has no declaration of its own: add 'command %.*s { }'",
+                          v[i].name, (int)bl, v[i].name, (int)bl, v[i].name);
+        }
         sgt_progspec ps;
         memset(&ps, 0, sizeof ps);
         ps.name = intern(&e->str, v[i].name, strlen(v[i].name));

@@ -747,6 +747,16 @@ static int hash_progspecs(sgr_table *t)
             h = (h + 1) & (n - 1);
         t->proghash[h] = i + 1;
     }
+    /* a subcommand's spec ("git rebase") is looked for only where its program's is */
+    t->subspecs = sg_calloc(t->nprogs ? t->nprogs : 1, 1);
+    if (!t->subspecs)
+        return -1;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const char *name = sgr_str(t, t->progs[i].name), *sp = strchr(name, ' ');
+        const sgt_progspec *base = sp ? sgr_table_progspec(t, name, (size_t)(sp - name)) : NULL;
+        if (base)
+            t->subspecs[base - t->progs] = 1;
+    }
     return 0;
 }
 
@@ -943,6 +953,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->dfas);
     sg_free(t->dfa_loops);
     sg_free(t->proghash);
+    sg_free(t->subspecs);
     sg_free(t->opttab);
     sg_free(t->progfilt);
     sg_free(t->abbrfilt);

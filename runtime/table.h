@@ -54,6 +54,8 @@ typedef struct sgr_table {
                                * first is '-') */
     } *optfilt;               /* heap */
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
+    uint8_t *subspecs;        /* [nprogs] 1 where some spec is named after this one, a
+                               * blank and a subcommand ("git rebase"), heap */
     struct sgr_optent {       /* every option of every progspec: what it is */
         uint32_t prog;        /* progspec index */
         uint32_t name;        /* string ref, SGT_NONE when the slot is empty */

@@ -161,6 +161,15 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
                          const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
                          uint32_t ab, const char *eq);
 
+/* Does each of the wrapper's script options give a command of its own?  A shell's
+ * -c is a flag (the first operand is the script, the rest its $0 and arguments);
+ * a program that is no shell takes each script option's value as a command line
+ * (tar --to-command=A -I B runs both), so the scan goes on after one. */
+static int each_script(const sgt_progspec *ps)
+{
+    return (ps->flags & SGT_PROG_NO_STDIN) != 0;
+}
+
 /* Readings a wrapper's abbreviated options may fork (unwrap_from) before the
  * segment is called dynamic. */
 #define MAX_READINGS 4
@@ -205,9 +214,10 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                 if (nb & SGR_OPT_SCRIPT) {
                     if (eq && w->text[1] == '-') {
                         int r = add_script(a, cl, si, eq + 1, (uint32_t)(w->len - nl - 1), w->span, lim);
-                        if (r)
+                        if (r || !each_script(ps))
                             return r;
-                        return 0;
+                        i++;
+                        continue;
                     }
                     st.want_script = 1;
                     i++;
@@ -239,7 +249,9 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                 if (ob & SGR_OPT_SCRIPT) {
                     if (k + 1 < w->len) {
                         int r = add_script(a, cl, si, w->text + k + 1, w->len - k - 1, w->span, lim);
-                        return r ? r : 0;
+                        if (r || !each_script(ps))
+                            return r;
+                        break;              /* the rest of the word was the script */
                     }
                     st.want_script = 1;
                     break;
@@ -260,7 +272,11 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         /* an operand */
         if (st.want_script) {
             int r = add_script_word(a, cl, si, w, lim);
-            return r < 0 ? r : 0;
+            if (r < 0 || !each_script(ps))
+                return r < 0 ? r : 0;
+            st.want_script = 0;
+            i++;
+            continue;
         }
         if ((ps->flags & SGT_PROG_ASSIGNMENTS) && is_assignment(w)) {
             if (st.asg_n == 0 || st.asg_from + st.asg_n != i)
@@ -360,6 +376,78 @@ static int unwrap_one(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progs
 
 static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim);
 
+/* Where the subcommand of segment s may stand: the first operand after the
+ * options program spec ps declares (git -C DIR rebase).  An undeclared long option
+ * that abbreviates a value option may take the next word or not, so up to two
+ * places; returns how many (0: no operand). */
+static int subcommand_at(const sgr_segment *s, const sgt_progspec *ps, const sgr_table *t, uint32_t at[2])
+{
+    int n = 0;
+    for (uint32_t i = 1; i < s->argc && n < 2; i++) {
+        const sgr_word *w = &s->argv[i];
+        if (w->len == 2 && w->text[0] == '-' && w->text[1] == '-') {
+            if (i + 1 < s->argc)
+                at[n++] = i + 1;
+            break;
+        }
+        if (w->len < 2 || w->text[0] != '-') {
+            at[n++] = i;
+            break;
+        }
+        const char *eq = w->text[1] == '-' ? memchr(w->text, '=', w->len) : NULL;
+        size_t nl = eq ? (size_t)(eq - w->text) : w->len;
+        uint32_t b = sgr_progopt_bits(t, ps, w->text, nl);
+        if (!eq && (b & SGR_OPT_VALUE)) {
+            i++;                            /* -C DIR */
+            continue;
+        }
+        if (!b && !eq && w->text[1] == '-' && i + 1 < s->argc
+            && (sgr_progopt_abbrev(t, ps, w->text, nl) & SGR_OPT_VALUE)) {
+            at[n++] = i + 1;                /* read as a flag; and as taking the next word */
+            i++;
+        }
+    }
+    return n;
+}
+
+/* A program whose subcommands are declared on their own (wrapper "git rebase" {
+ * script { -x } }): the command a subcommand's options name is unwrapped as that
+ * declaration says, from the words after the subcommand.  A subcommand known only
+ * at run time may be any of them, so the segment is dynamic. */
+static int unwrap_subcommand(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_progspec *ps,
+                             const sgr_table *t, const sgr_sh_limits *lim)
+{
+    uint32_t at[2];
+    int n = subcommand_at(&cl->seg[si], ps, t, at);
+    const char *pname = sgr_str(t, ps->name);
+    size_t pl = strlen(pname);
+    for (int k = 0; k < n; k++) {
+        const sgr_word *w = &cl->seg[si].argv[at[k]];
+        if (w->flags & UNKNOWN_PROGRAM) {
+            set_dynamic(&cl->seg[si], "the subcommand is only known at run time, and some of its subcommands run commands");
+            return 0;
+        }
+        char name[128];
+        if (pl + 1 + w->len >= sizeof name || memchr(w->text, ' ', w->len))
+            continue;                       /* longer than any declared name */
+        memcpy(name, pname, pl);
+        name[pl] = ' ';
+        memcpy(name + pl + 1, w->text, w->len);
+        const sgt_progspec *sub = sgr_table_progspec(t, name, pl + 1 + w->len);
+        if (!sub || !(sub->flags & SGT_PROG_WRAPPER))
+            continue;
+        if (cl->seg[si].depth + 1u > lim->max_depth) {
+            set_dynamic(&cl->seg[si], "wrappers nested too deeply to check");
+            return 0;
+        }
+        scan_state st = { 0, 0, 0, 0, 0, NULL, NULL, 0, 0 };
+        int forks = 0;
+        if (unwrap_from(a, cl, si, sub, t, lim, at[k] + 1, st, &forks) == -2)
+            return -2;
+    }
+    return 0;
+}
+
 /* In rounds: every segment is unwrapped (with the ones that adds), then every
  * program fed on the line is followed (feed.h), which may add scripts to unwrap in
  * the next round.  A feed looks at the commands beside and inside a segment, so
@@ -399,7 +487,12 @@ static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table
         s->spec = (uint32_t)(ps - t->progs) + 1;
     if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
         return 0;
-    if (!ps || !(ps->flags & SGT_PROG_WRAPPER))
+    if (!ps)
+        return 0;
+    if (t->subspecs[ps - t->progs] && unwrap_subcommand(a, cl, si, ps, t, lim) == -2)
+        return -2;
+    s = &cl->seg[si];                       /* may have moved */
+    if (!(ps->flags & SGT_PROG_WRAPPER) || (s->flags & SGR_SEG_DYNAMIC))
         return 0;
     if (s->depth + 1u > lim->max_depth) {
         set_dynamic(s, "wrappers nested too deeply to check");
