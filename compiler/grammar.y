@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC.
+    IS OPERANDS COPIES HEREDOC TREE.
 
 %left OR.
 %left AND.
@@ -118,6 +118,7 @@ clause(C) ::= STDIN(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC
 clause(C) ::= FLAG(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_FLAGS, &K, W, NULL); }
 /* files the program makes or runs (docs/language.md "Files made on the line") */
 clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
+clause(C) ::= TREE(K) OPERANDS.       { C = sgc_clause_new(ps, SGC_CL_TREE, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
 clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
 clause(C) ::= STDIN(K) NOTHING.       { C = sgc_clause_new(ps, SGC_CL_NO_STDIN, &K, NULL, NULL); }

@@ -2394,10 +2394,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
      * a path (./grep is whatever the workspace holds, not the grep declared: the
      * basename is shorter than the word) */
     int done = 0, unsure = c->funcdefs || nm->prog.len != s->argv[0].len;
-    /* a word gives at most two values (its own, and the next one's as the value of
-     * an abbreviation), and a word of n bytes at most n options (itself and its
-     * letters) */
-    uint32_t ocap = 0, vcap = 2 * s->argc, first;
+    /* a word gives at most three values (its own, the next one's as the value of
+     * an abbreviation, and the PATH of an operand REV:PATH), and a word of n bytes
+     * at most n options (itself and its letters) */
+    uint32_t ocap = 0, vcap = 3 * s->argc, first;
     for (uint32_t i = 1; i < s->argc; i++) {
         ocap += s->argv[i].len;
         /* and the long options an abbreviation may stand for (below) */
@@ -2528,6 +2528,24 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
          * of them, the first operand is a file in any parsing mode) */
         nm->first_text = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST) && !unsure;
     }
+    /* git show HEAD:.env reads the file .env as a revision holds it: an operand
+     * REV:PATH (or :PATH, :0:PATH, the index) also names PATH, a value the path
+     * conditions see (relative to the cwd, as git's ./PATH is; a path from the
+     * repository's root ends the same).  Not a URL's //host, nor an empty PATH. */
+    if (ps && (ps->flags & SGT_PROG_TREE))
+        for (uint32_t k = 0; k < nm->npos; k++) {
+            const sgr_word *w = &s->argv[nm->pos[k]];
+            const char *col = memchr(w->text, ':', w->len);
+            if (!col)
+                continue;
+            uint32_t at = (uint32_t)(col - w->text) + 1;
+            if (at + 2 < w->len && w->text[at] >= '0' && w->text[at] <= '3' && w->text[at + 1] == ':')
+                at += 2;                    /* :STAGE:PATH */
+            if (at >= w->len || w->text[at] == '/')
+                continue;
+            if (push_val(nm, vcap, w->text + at, w->len - at, w->flags & ~SGR_W_TILDE) < 0)
+                return -1;
+        }
     return 0;
 }
 

@@ -211,6 +211,8 @@ typedef struct sgt_bucket {
 #define SGT_PROG_NO_STDIN     0x800u      /* never runs a program it reads from stdin
                                            * (`stdin nothing`: tar, sort, a script option
                                            * and no operand as a command are no shell) */
+#define SGT_PROG_TREE         0x1000u     /* an operand REV:PATH also names the file PATH
+                                           * (git show HEAD:.env; `tree operands`) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
