@@ -301,6 +301,7 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_PATH_OUTSIDE: op(b, SGT_OP_PATH_OUTSIDE, 0, 0); break;
     case SGC_C_PATH_INSIDE: op(b, SGT_OP_PATH_INSIDE, 0, set_of(c->set)); break;
     case SGC_C_PATH_IS: op(b, SGT_OP_PATH_IS, 0, set_of(c->set)); break;
+    case SGC_C_EXPANDS: op(b, SGT_OP_EXPANDS, 0, set_of(c->set)); break;
     case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, 0, set_of(c->set)); break;
     case SGC_C_REDIR_READS:
         op(b, SGT_OP_REDIR_READS, c->str.len ? SGT_READS_HEREDOC : 0, c->str.len ? SGT_NONE : set_of(c->set));

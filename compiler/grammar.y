@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS.
 
 %left OR.
 %left AND.
@@ -180,6 +180,8 @@ cond(C) ::= PATH(K) OUTSIDE WORKSPACE. { C = sgc_cond_new(ps, SGC_C_PATH_OUTSIDE
 cond(C) ::= PATH(K) INSIDE m(S).     { C = sgc_cond_set(ps, SGC_C_PATH_INSIDE, &K, S); }
 /* a resolved path itself, not a directory above it */
 cond(C) ::= PATH(K) IS m(S).         { C = sgc_cond_set(ps, SGC_C_PATH_IS, &K, S); }
+/* a word of the segment expands a variable by a name that matches */
+cond(C) ::= EXPANDS(K) m(S).         { C = sgc_cond_set(ps, SGC_C_EXPANDS, &K, S); }
 cond(C) ::= REDIRECT(K) WRITES.      { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); }
 cond(C) ::= REDIRECT(K) WRITES TO m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, S); }
 cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); }

@@ -167,6 +167,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
         "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }
         "stdin"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_STDIN; }
+        "expands"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_EXPANDS; }
         "tree"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_TREE; }
         "heredoc"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HEREDOC; }
         "operand"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERAND; }

@@ -2705,6 +2705,19 @@ static int32_t set_of(const sgc_setexpr *e)
 }
 
 /* Evaluate c on segment si (UINT32_MAX: the line alone, for text-only rules). */
+/* `expands M`: a word that holds an expansion expands a variable named in set. */
+static int ref_word_expands(sg_ref *ref, int32_t set, const sgr_word *w)
+{
+    if (!(w->flags & SGR_W_UNKNOWN))
+        return 0;
+    size_t pos = 0, len;
+    const char *name;
+    while (sgr_sx_next_var(w->text, w->len, &pos, &name, &len))
+        if (set_match(ref, set, name, len, 0))
+            return 1;
+    return 0;
+}
+
 static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
 {
     const sgr_result *r = ref->r;
@@ -2795,6 +2808,23 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
                     return 1;
         }
         return 0;
+    case SGC_C_EXPANDS: {
+        /* docs: a word that holds an expansion expands a variable named in M */
+        const sgr_word *ws[3] = { s->argv, s->assigns, NULL };
+        uint32_t ns[3] = { s->argc, s->nassigns, 0 };
+        for (int g = 0; g < 2; g++)
+            for (uint32_t i = 0; i < ns[g]; i++)
+                if (ref_word_expands(ref, set, &ws[g][i]))
+                    return 1;
+        for (uint32_t i = 0; i < s->nredirs; i++) {
+            const sgr_redir *rd = &s->redirs[i];
+            if (rd->kind == SGR_REDIR_HEREDOC && rd->quoted_delim)
+                continue;                   /* <<'EOF' expands nothing */
+            if (ref_word_expands(ref, set, &rd->target))
+                return 1;
+        }
+        return 0;
+    }
     case SGC_C_PATH_IS:
         if (seg_paths(ref, si) < 0) {
             ref->oom = 1;

@@ -152,6 +152,7 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_LUA: puts_(d, "lua "); qstr(d, sgr_str(d->t, d->t->hooks[b].name)); break;
     case SGT_OP_TEXT: puts_(d, "text contains "); matcher(d, b); break;
     case SGT_OP_LINE_RUNS: puts_(d, "line runs "); matcher(d, b); break;
+    case SGT_OP_EXPANDS: puts_(d, "expands "); matcher(d, b); break;
     case SGT_OP_NESTED: {
         int k = 0;
         while (k < SGR_NEST__COUNT && !(a & (1u << k)))

@@ -227,6 +227,7 @@ enum {
 };
 
 static inline int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n);
+static int seg_expands(sgr_ctx *c, const sgr_segment *s, uint32_t b);
 
 /* The features without which predicate op (operands a, b) is false; pg_full:
  * the sets the context's path group decides alone; prog: the program name of
@@ -3338,10 +3339,44 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
                 acc = c->res.cl.seg[j].argc > 0
                       && set_has(c, b, c->res.norm[j].prog.s, c->res.norm[j].prog.len);
             break;
+        case SGT_OP_EXPANDS: acc = seg_expands(c, s, b); break;
         default: acc = 1; break;             /* the loader refuses unknown ops */
         }
     }
     return acc;
+}
+
+/* Does a word of segment s that holds an expansion (its words, its assignments'
+ * values, its redirections' targets and here-document bodies that expand) expand
+ * a variable whose name is in set b?  The name is what {arg} then shows. */
+static int word_expands(sgr_ctx *c, const sgr_word *w, uint32_t b)
+{
+    if (!(w->flags & SGR_W_UNKNOWN))
+        return 0;
+    size_t pos = 0, len;
+    const char *name;
+    while (sgr_sx_next_var(w->text, w->len, &pos, &name, &len))
+        if (set_has(c, b, name, (uint32_t)len)) {
+            c->m_arg.s = name;
+            c->m_arg.len = (uint32_t)len;
+            return 1;
+        }
+    return 0;
+}
+
+static int seg_expands(sgr_ctx *c, const sgr_segment *s, uint32_t b)
+{
+    for (uint32_t i = 0; i < s->argc; i++)
+        if (word_expands(c, &s->argv[i], b))
+            return 1;
+    for (uint32_t i = 0; i < s->nassigns; i++)
+        if (word_expands(c, &s->assigns[i], b))
+            return 1;
+    for (uint32_t i = 0; i < s->nredirs; i++)
+        if (!(s->redirs[i].kind == SGR_REDIR_HEREDOC && s->redirs[i].quoted_delim)
+            && word_expands(c, &s->redirs[i].target, b))
+            return 1;
+    return 0;
 }
 
 /* ---- messages ---------------------------------------------------------------- */

@@ -311,3 +311,55 @@ int sgr_sx_braces(sg_arena *a, const char *w, size_t n, const char **words, uint
         return 0;
     return (int)b.n;
 }
+
+static int var_start(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
+
+static int var_char(char ch)
+{
+    return var_start(ch) || (ch >= '0' && ch <= '9');
+}
+
+int sgr_sx_next_var(const char *w, size_t n, size_t *pos, const char **name, size_t *len)
+{
+    size_t i = *pos;
+    while (i < n) {
+        if (w[i] != '$' && w[i] != '`') {
+            i++;
+            continue;
+        }
+        size_t ext = sgr_sx_expansion(w + i, n - i);
+        if (ext == 0) {
+            i++;
+            continue;
+        }
+        if (w[i] == '`' || (i + 1 < n && w[i + 1] == '(') || (i + 1 < n && w[i + 1] == '[')) {
+            i += ext;                       /* a command, or arithmetic: $((x)) reads x
+                                             * as a name too, but bash gives it no '$' */
+            continue;
+        }
+        size_t k = i + 1, step;
+        if (k < n && w[k] == '{') {
+            k++;
+            if (k < n && (w[k] == '!' || w[k] == '#') && k + 1 < n && var_start(w[k + 1]))
+                k++;
+            step = k - i;                   /* go on inside the braces */
+        } else {
+            step = ext;
+        }
+        if (k < n && var_start(w[k])) {
+            size_t e = k;
+            while (e < n && var_char(w[e]))
+                e++;
+            *name = w + k;
+            *len = e - k;
+            *pos = i + step;
+            return 1;
+        }
+        i += step;
+    }
+    *pos = n;
+    return 0;
+}

@@ -20,6 +20,12 @@
  * is a literal '$' (before a blank, a quote or the end). */
 size_t sgr_sx_expansion(const char *w, size_t n);
 
+/* Each variable a word expands by name, left to right: $NAME, ${NAME...},
+ * ${!NAME...}, ${#NAME...}, and the ones inside a ${...} (${A:-$B} expands B too);
+ * not the text of a $(...) or `...`, whose commands are segments of their own.
+ * Call with *pos 0; returns 1 and sets *name and *len to the next one, 0 at the end. */
+int sgr_sx_next_var(const char *w, size_t n, size_t *pos, const char **name, size_t *len);
+
 /* Brace expansion of w[0..n) as bash makes it (docs: bash(1) "Brace
  * Expansion"): preamble, {a,b,...} or {x..y[..incr]} (integers, or single
  * letters), postscript, nested, left to right; `${` is not one; empty words are
