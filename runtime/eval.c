@@ -2429,6 +2429,16 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             nm->pos[nm->npos++] = i;
             continue;
         }
+        /* find -exec CMD ARGS ;: the words up to the end word are the inner
+         * command's (a segment of its own), not the wrapper's operands */
+        if (ps && ps->exec_len && (opt_bits(c, ps, t, w->len) & SGR_OPT_EXEC)) {
+            if (push_str(nm->opts, &nm->nopts, ocap, t, w->len) < 0)
+                return -1;
+            while (i + 1 < s->argc && !(opt_bits(c, ps, s->argv[i + 1].text, s->argv[i + 1].len) & SGR_OPT_END))
+                i++;
+            i++;                            /* the end word */
+            continue;
+        }
         if (w->len == 2 && t[1] == '-') {
             done = 1;
             continue;
