@@ -330,6 +330,10 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         }
         return r;
     }
+    /* a script option with no script after it, on a command that gets more words at
+     * run time (xargs bash -c): the script is what the input holds */
+    if (st.want_script && (cl->seg[si].flags & SGR_SEG_MOREARGS))
+        set_dynamic(&cl->seg[si], "the script comes from the input (xargs ... -c)");
     return 0;
 }
 
