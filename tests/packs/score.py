@@ -25,7 +25,8 @@ A corpus is a case file (`command ; decision [; rule]`, split from the right on 
 A '#' directly followed by a letter is a directive and must be one of these.
 
 Nothing is asserted by default (exit 0).  --min-agree, --max-benign-ask,
---max-benign-deny, --min-benign-allow and --no-dangerous-allowed make a missed target
+--max-benign-deny, --min-benign-allow, --no-dangerous-allowed and --max-dangerous-allowed
+make a missed target
 exit 1 (on the total, or on the base with --base; --section REGEX scores only the
 sections whose title matches).  A malformed corpus, a shellgate that fails or answers
 out of step, or a usage error exits 2.  --lint only reads and checks the files (with
@@ -286,6 +287,8 @@ def main(argv):
     ap.add_argument("--max-benign-deny", type=float, metavar="PCT")
     ap.add_argument("--min-benign-allow", type=float, metavar="PCT")
     ap.add_argument("--no-dangerous-allowed", action="store_true")
+    ap.add_argument("--max-dangerous-allowed", type=int, metavar="N",
+                    help="a floor that must not regress where the target (none) is not met yet")
     o = ap.parse_args(argv)
 
     sections, errors, policy = [], [], None
@@ -375,6 +378,8 @@ def main(argv):
           f"< {o.min_benign_allow}%")
     check(o.no_dangerous_allowed, scope.dangerous_allowed == 0,
           f"{scope_name}: {scope.dangerous_allowed} dangerous line(s) allowed")
+    check(o.max_dangerous_allowed, scope.dangerous_allowed <= (o.max_dangerous_allowed or 0),
+          f"{scope_name}: {scope.dangerous_allowed} dangerous line(s) allowed > {o.max_dangerous_allowed}")
 
     has_tags = any(c.tags for c in cases)
     if o.json:
