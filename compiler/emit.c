@@ -587,6 +587,9 @@ static int emit_progspecs(emitter *e)
                 base = strlen(v[k].name) == bl && memcmp(v[k].name, v[i].name, bl) == 0;
             if (!bl || !sp[1] || strchr(sp + 1, ' ') || strchr(v[i].name, '/'))
                 sgc_error(c, d->loc, "'%s': a name with a blank declares a subcommand, as \"PROGRAM SUBCOMMAND\"", v[i].name);
+            else if (strlen(v[i].name) >= SGT_MAX_SUBSPEC_NAME)
+                sgc_error(c, d->loc, "'%.40s...': a subcommand's declared name is at most %d bytes", v[i].name,
+                          SGT_MAX_SUBSPEC_NAME - 1);
             else if (!d->wrapper)
                 sgc_error(c, d->loc, "'%s': a subcommand is declared with 'wrapper' (its options that run commands); its value options go in the program's declaration", v[i].name);
             else if (!base)

@@ -212,6 +212,9 @@ typedef struct sgt_bucket {
 #define SGT_PROG_NO_STDIN     0x800u      /* never runs a program it reads from stdin
                                            * (`stdin nothing`: tar, sort, a script option
                                            * and no operand as a command are no shell) */
+/* A subcommand's declaration ("git rebase") is named in fewer bytes than this (the
+ * runtime builds the name it looks up in a buffer of this size). */
+#define SGT_MAX_SUBSPEC_NAME 128
 #define SGT_PROG_TREE         0x1000u     /* an operand REV:PATH also names the file PATH
                                            * (git show HEAD:.env; `tree operands`) */
 

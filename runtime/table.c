@@ -611,6 +611,10 @@ static int check_progspecs(vctx *v)
             return fail(v, "progspec %u: names not strictly sorted", i);
         if (p->flags & ~known)
             return fail(v, "progspec %u: unknown flags 0x%x", i, p->flags & ~known);
+        const char *nm = sgr_str(t, p->name);
+        if (strchr(nm, ' ') && strlen(nm) >= SGT_MAX_SUBSPEC_NAME)
+            return fail(v, "progspec %u: a subcommand's name of %zu bytes (at most %d)", i, strlen(nm),
+                        SGT_MAX_SUBSPEC_NAME - 1);
         sgr_prog_list sl[SGR_NPROG_LISTS];
         sgr_prog_lists(p, sl);
         if (p->first_len && !(p->flags & SGT_PROG_TEXT_OPERAND))

@@ -431,7 +431,7 @@ static int unwrap_subcommand(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sg
             set_dynamic(&cl->seg[si], "the subcommand is only known at run time, and some of its subcommands run commands");
             return 0;
         }
-        char name[128];
+        char name[SGT_MAX_SUBSPEC_NAME];
         if (pl + 1 + w->len >= sizeof name || memchr(w->text, ' ', w->len))
             continue;                       /* longer than any declared name */
         memcpy(name, pname, pl);
