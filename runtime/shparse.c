@@ -137,6 +137,10 @@ typedef struct parser {
     uint32_t hd_n, hd_cap, hd_base; /* the current substitution level's share */
     uint32_t seg0;        /* segments before it were there before this parse (a
                            * nested script's line): they never move */
+    int32_t *track[8];    /* indices of segments still being built while heredoc
+                           * bodies are read (a newline inside [[ ]]): move_tail
+                           * keeps them pointing at the same segment */
+    uint32_t ntrack;
     sgr_segment *seg0v;   /* room for cl's first SEG_CAP0 segments, or NULL */
     uint32_t rdepth;
     uint32_t in_comsub;   /* $(...) / <(...) levels open around pos: bash's rule for a
@@ -593,6 +597,8 @@ static int move_tail(parser *p, int32_t owner, uint32_t n0)
         cl->vars[j].seg = moved_index(cl->vars[j].seg, i, n0, k);
     for (uint32_t j = 0; j < p->q->calls.n; j++)
         ((vcall *)p->q->calls.p)[j].seg = moved_index(((vcall *)p->q->calls.p)[j].seg, i, n0, k);
+    for (uint32_t j = 0; j < p->ntrack; j++)
+        *p->track[j] = moved_index(*p->track[j], i, n0, k);
     return 0;
 }
 
@@ -3516,8 +3522,16 @@ static int parse_dbrack(parser *p, const ctx *c, uint32_t plid, uint32_t k, int3
         char ch = p->s[p->pos];
         if (ch == '\n' || ch == '\r') {
             p->pos++;     /* bash reads pending heredocs at a newline inside [[ ]] too */
-            if (ch == '\n' && p->hd_n > p->hd_base)
-                TRY(read_heredocs(p));
+            if (ch == '\n' && p->hd_n > p->hd_base) {
+                /* their commands go after the heredoc's owner, which may move this
+                 * segment: follow it */
+                if (p->ntrack == sizeof p->track / sizeof *p->track)
+                    return fail(p, start, p->pos - start, "here-documents pending inside [[ ]] nested too deeply");
+                p->track[p->ntrack++] = &idx;
+                int r = read_heredocs(p);
+                p->ntrack--;
+                TRY(r);
+            }
             continue;
         }
         if (argv.n >= p->lim->max_words)
