@@ -397,6 +397,10 @@ static void collect_stub_long(void)
             while (c < e && *c != ',' && *c != ':')
                 c++;
             char *w = malloc((size_t)(c - q) + 3);
+            if (!w) {
+                fprintf(stderr, "FAIL out of memory\n");
+                exit(1);
+            }
             memcpy(w, "--", 2);
             memcpy(w + 2, q, (size_t)(c - q));
             w[c - q + 2] = '\0';
