@@ -2470,8 +2470,8 @@ done:
 }
 
 /* The path candidates of segment si: operands, option values, redirection
- * targets (not descriptor copies or heredocs), assignment values with a '/';
- * not what a program's declaration makes text.  The paths of redirection i are
+ * targets (not descriptor copies or heredocs), assignment values with a '/',
+ * a loop's words; not what a program's declaration makes text.  The paths of redirection i are
  * paths[rfirst[i] .. + rcount[i]). */
 static int seg_paths(sg_ref *ref, uint32_t si)
 {
@@ -2580,6 +2580,9 @@ static int seg_paths(sg_ref *ref, uint32_t si)
             v = e + 1;
         }
     }
+    for (uint32_t i = 0; i < s->nvalues; i++)     /* a for loop's words, each whole */
+        if (add_path(ref, cwd, root, s->values[i].text, s->values[i].len, s->values[i].flags) < 0)
+            return -1;
     return 0;
 }
 
@@ -3493,7 +3496,8 @@ int sg_ref_decide(sg_ref *ref, const sgr_result *r, const char *cwd, const char 
         const sgr_segment *s = &r->cl.seg[si];
         ref->segd[si] = SGT_ALLOW;
         ref->segr[si] = SGR_RULE_DEFAULT;
-        if (s->argc == 0 && s->nredirs == 0 && s->nassigns == 0 && !(s->flags & SGR_SEG_DYNAMIC))
+        if (s->argc == 0 && s->nredirs == 0 && s->nassigns == 0 && s->nvalues == 0
+            && !(s->flags & SGR_SEG_DYNAMIC))
             continue;                    /* nothing to decide: it does not compete */
         int32_t win = -1;
         uint32_t wind = SGT_ALLOW;

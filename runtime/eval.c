@@ -299,7 +299,7 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
         f |= F_OPTS;
     if (nm->subcmd.s)
         f |= F_SUB;
-    if (nm->npos || nm->nvals || s->nredirs || s->nassigns)
+    if (nm->npos || nm->nvals || s->nredirs || s->nassigns || s->nvalues)
         f |= F_PATHS;
     if (s->nredirs)
         f |= F_REDIRS;
@@ -2183,6 +2183,9 @@ static int brace_check(sgr_ctx *c, uint32_t si)
     for (uint32_t i = 0; i < s->nredirs && !over; i++)
         if (s->redirs[i].target.flags & SGR_W_BRACE)
             over = &s->redirs[i].target;
+    for (uint32_t i = 0; i < s->nvalues && !over; i++)
+        if (s->values[i].flags & SGR_W_BRACE)
+            over = &s->values[i];
     if (!over)
         return 0;                           /* nearly every segment */
     const char **words = sg_arena_alloc(&c->arena, sizeof *words * SGR_BRACE_MAX);
@@ -2206,8 +2209,8 @@ static int brace_check(sgr_ctx *c, uint32_t si)
                 return -1;
             too_many = r == -1;
         }
-    for (uint32_t i = 0; i < s->nredirs && !too_many; i++) {
-        const sgr_word *w = &s->redirs[i].target;
+    for (uint32_t i = 0; i < s->nvalues + s->nredirs && !too_many; i++) {
+        const sgr_word *w = i < s->nvalues ? &s->values[i] : &s->redirs[i - s->nvalues].target;
         if (w->flags & SGR_W_BRACE) {
             int r = sgr_sx_braces(&c->arena, w->text, w->len, words, lens, SGR_BRACE_MAX);
             if (r == -2)
@@ -2306,6 +2309,10 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
             v = e + 1;
         }
     }
+    /* a loop's words: each a name the loop variable takes, as an operand is */
+    for (uint32_t i = 0; i < s->nvalues; i++)
+        if (add_path(c, nm, &cap, s->values[i].text, s->values[i].len, s->values[i].flags) < 0)
+            return -1;
     return 0;
 }
 
@@ -3724,7 +3731,8 @@ static int decide_segment(sgr_ctx *c, uint32_t si, int32_t *rule_out, uint32_t *
         return 0;
     }
     if (best < 0 && s->argc == 0) {
-        /* only assignments or redirections: nothing runs, and no rule objected */
+        /* only assignments, redirections or a loop's words: nothing runs, and no
+         * rule objected */
         *rule_out = SGR_RULE_NOTHING;
         *dec_out = SGT_ALLOW;
         return 0;
@@ -4480,7 +4488,7 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
         int32_t ru;
         uint32_t d;
         if (r->cl.seg[i].argc == 0 && r->cl.seg[i].nredirs == 0 && r->cl.seg[i].nassigns == 0
-            && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+            && r->cl.seg[i].nvalues == 0 && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
             r->seg_decision[i] = SGT_ALLOW;     /* nothing to run */
             r->seg_rule[i] = SGR_RULE_DEFAULT;
             if (!have && n == 1) {

@@ -458,6 +458,8 @@ static inline int seg_new(parser *p, const ctx *c, uint32_t plid, uint32_t k, in
     sg->argc = 0;
     sg->assigns = NULL;
     sg->nassigns = 0;
+    sg->values = NULL;
+    sg->nvalues = 0;
     sg->redirs = NULL;
     sg->nredirs = 0;
     sg->pipeline = plid;
@@ -3761,19 +3763,47 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
     TRY(skip_linebreaks(p, &t));
     if (t.kind == T_WORD && keyword_at(p) == KW_IN) {
         p->pos += 2;
+        /* The words are the values of the variable, and the names the body reads
+         * through it: one segment of the loop's own (SGR_SEG_LOOP, argc 0) holds
+         * them as its words, so every one reaches the checks of paths, whatever
+         * the body does with "$NAME".  Made at the first word, before its
+         * substitutions' segments, which nest in it. */
+        int32_t idx = -1;
+        size_t hs = p->pos, he = p->pos;
+        vec asg = {0};
         for (;;) {
             peek(p, &t);
             if (t.kind == T_WORD) {
+                if (idx < 0) {
+                    hs = p->pos;
+                    TRY(seg_new(p, body, p->cl->npipelines++, 0, &idx));
+                    p->cl->seg[idx].flags |= SGR_SEG_LOOP;
+                }
+                if (asg.n >= p->lim->max_words)
+                    return too_many_words(p, hs);
                 /* each word is a value of the variable; a file name from a glob
                  * or brace word is only known at run time */
                 sgr_word w = {0};
-                TRY(lex_word(p, c, c->parent, SGR_NEST_CMDSUB, &w));
+                TRY(lex_word(p, c, idx, SGR_NEST_CMDSUB, &w));
                 int unknown = (w.flags & (W_RUNTIME | SGR_W_GLOB | SGR_W_BRACE)) != 0;
                 TRY(add_var(p, -1, name, nl, unknown ? NULL : w.text, unknown ? 0 : w.len,
                             w.flags, 0, w.span));
+                sgr_word *a = vgrow(p, &asg, sizeof *a);
+                if (!a)
+                    return -1;
+                *a = w;
+                he = p->pos;
                 continue;
             }
             if (t.kind == T_SEMI || t.kind == T_NL || t.kind == T_CR) {
+                if (idx >= 0) {
+                    /* finished before the newline, which may read here-documents
+                     * whose commands move segments */
+                    sgr_segment *sg = &p->cl->seg[idx];
+                    sg->values = asg.p;
+                    sg->nvalues = asg.n;
+                    sg->span = mkspan(p, hs, he - hs);
+                }
                 TRY(consume(p, &t));
                 break;
             }

@@ -107,7 +107,8 @@ typedef enum {
     X(FUNCDEF,    0x0010, "inside a function definition body") \
     X(MOREARGS,   0x0020, "receives more arguments at run time (xargs)") \
     X(NEGATED,    0x0040, "preceded by !") \
-    X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time")
+    X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time") \
+    X(LOOP,       0x0100, "a for/select header: argc 0, the loop's words in values")
 
 enum {
 #define X(name, bit, doc) SGR_SEG_##name = bit,
@@ -140,6 +141,9 @@ typedef struct sgr_segment {
                                   * basename, 0: none; the parser leaves it unset */
     sgr_word *assigns;           /* leading NAME=value words (text "NAME=value") */
     uint32_t nassigns;
+    sgr_word *values;            /* SGR_SEG_LOOP: the words after 'in', the values of
+                                  * the loop variable (path candidates); else NULL */
+    uint32_t nvalues;
     uint32_t base;               /* set by sgr_unwrap with spec, when argc > 0: where
                                   * argv[0]'s basename starts (sgr_basename) */
     sgr_redir *redirs;

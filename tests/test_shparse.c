@@ -6,7 +6,8 @@
  *   @ max_line=N max_depth=N max_segments=N max_words=N   (optional, next case only)
  *   > first line of the input
  *   | further input lines          (joined with "\n")
- *   [i] pP/IofN nest[^parent][ dDEPTH] argv=[w,...] [assign=[w,...]] [redir=[r,...]]
+ *   [i] pP/IofN nest[^parent][ dDEPTH] argv=[w,...] [assign=[w,...]] [values=[w,...]]
+ *       [redir=[r,...]]
  *       [FLAGS] conn=C [dyn="reason"]      (one line per segment)
  *   funcs=[name,...]                (after the segments: functions the line defines)
  *   loopvars=[name,...]             (then: the variables of its for/select loops)
@@ -17,7 +18,7 @@
  * ` ,[]"\@` or a control byte; then @FLAGS when non-zero: Q quoted, V var, C cmdsub,
  * A arith, P procsub, G glob, B brace, T tilde, X $'...', R NAME=(...).  A redirection is
  * [fd]op target, heredocs as <<[-]['] body ('- strip tabs, ' quoted delimiter).
- * Segment flags: DYN BG SUB CTL FN MORE NEG SPL.
+ * Segment flags: DYN BG SUB CTL FN MORE NEG SPL LOOP.
  * Run with -u to print every case with the actual rendering (to regenerate; check
  * the result by hand before committing it). */
 #include "check.h"
@@ -140,7 +141,7 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
     static const struct { uint32_t bit; const char *name; } sf[] = {
         {SGR_SEG_DYNAMIC, "DYN"}, {SGR_SEG_BACKGROUND, "BG"}, {SGR_SEG_SUBSHELL, "SUB"},
         {SGR_SEG_CONTROL, "CTL"}, {SGR_SEG_FUNCDEF, "FN"}, {SGR_SEG_MOREARGS, "MORE"},
-        {SGR_SEG_NEGATED, "NEG"}, {SGR_SEG_SPLITS, "SPL"},
+        {SGR_SEG_NEGATED, "NEG"}, {SGR_SEG_SPLITS, "SPL"}, {SGR_SEG_LOOP, "LOOP"},
     };
     for (uint32_t i = 0; i < cl->nseg; i++) {
         const sgr_segment *s = &cl->seg[i];
@@ -153,6 +154,8 @@ static void render(sbuf *b, int rc, const sgr_cmdline *cl)
         render_words(b, "argv", s->argv, s->argc);
         if (s->nassigns)
             render_words(b, "assign", s->assigns, s->nassigns);
+        if (s->nvalues)
+            render_words(b, "values", s->values, s->nvalues);
         if (s->nredirs) {
             sb_str(b, " redir=[");
             for (uint32_t r = 0; r < s->nredirs; r++) {
