@@ -111,7 +111,8 @@ typedef enum {
     SGC_CL_COPIES,               /* copies */
     SGC_CL_RUNS_FILE,            /* runs operand */
     SGC_CL_NO_STDIN,             /* stdin nothing: never runs a program read from stdin */
-    SGC_CL_TREE                  /* tree operands: an operand REV:PATH also names PATH */
+    SGC_CL_TREE,                 /* tree operands: an operand REV:PATH also names PATH */
+    SGC_CL_TEXT_ALL              /* text operands: every operand is text (echo, printf) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

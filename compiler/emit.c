@@ -561,8 +561,9 @@ static int emit_progspecs(emitter *e)
                         && cl->kind != SGC_CL_TEXT_OPERAND && cl->kind != SGC_CL_PERMUTE
                         && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN && cl->kind != SGC_CL_FLAGS
                         && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
-                        && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE
+                        && cl->kind != SGC_CL_TEXT_ALL)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -615,6 +616,7 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_RUNS_FILE: ps.flags |= SGT_PROG_RUNS_FILE; break;
             case SGC_CL_NO_STDIN: ps.flags |= SGT_PROG_NO_STDIN; break;
             case SGC_CL_TREE: ps.flags |= SGT_PROG_TREE; break;
+            case SGC_CL_TEXT_ALL: ps.flags |= SGT_PROG_TEXT_ALL; break;
             default: break;
             }
         }

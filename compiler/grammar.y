@@ -119,6 +119,7 @@ clause(C) ::= FLAG(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_
 /* files the program makes or runs (docs/language.md "Files made on the line") */
 clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K, NULL, NULL); }
 clause(C) ::= TREE(K) OPERANDS.       { C = sgc_clause_new(ps, SGC_CL_TREE, &K, NULL, NULL); }
+clause(C) ::= TEXT(K) OPERANDS.       { C = sgc_clause_new(ps, SGC_CL_TEXT_ALL, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
 clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
 clause(C) ::= STDIN(K) NOTHING.       { C = sgc_clause_new(ps, SGC_CL_NO_STDIN, &K, NULL, NULL); }

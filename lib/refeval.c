@@ -2491,7 +2491,7 @@ static int seg_paths(sg_ref *ref, uint32_t si)
     const char *cwd = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
     /* the normaliser marks what a program's declaration says is text: its
      * `text operand` and its `text` options' values */
-    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos; i++) {
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
         if (add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
             return -1;

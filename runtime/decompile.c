@@ -366,6 +366,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " writes operands");
         if (p->flags & SGT_PROG_TREE)
             puts_(&d, " tree operands");
+        if (p->flags & SGT_PROG_TEXT_ALL)
+            puts_(&d, " text operands");
         if (p->flags & SGT_PROG_COPIES)
             puts_(&d, " copies");
         if (p->flags & SGT_PROG_RUNS_FILE)

@@ -2174,7 +2174,7 @@ static int brace_check(sgr_ctx *c, uint32_t si)
     sgr_segment *s = &c->res.cl.seg[si];
     const sgr_norm *nm = &c->res.norm[si];
     const sgr_word *over = NULL;
-    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos && !over; i++)
+    for (uint32_t i = nm->text_ops; i < nm->npos && !over; i++)
         if (s->argv[nm->pos[i]].flags & SGR_W_BRACE)
             over = &s->argv[nm->pos[i]];
     for (uint32_t i = 0; i < nm->nvals && !over; i++)
@@ -2193,7 +2193,7 @@ static int brace_check(sgr_ctx *c, uint32_t si)
     if (!words || !lens)
         return -1;
     int too_many = 0;
-    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos && !too_many; i++) {
+    for (uint32_t i = nm->text_ops; i < nm->npos && !too_many; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
         if (w->flags & SGR_W_BRACE) {
             int r = sgr_sx_braces(&c->arena, w->text, w->len, words, lens, SGR_BRACE_MAX);
@@ -2235,7 +2235,7 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     c->mk_seg = si;                         /* what segments before it make */
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
-    for (uint32_t i = nm->first_text ? 1 : 0; i < nm->npos; i++) {
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
         if (add_path(c, nm, &cap, w->text, w->len, w->flags) < 0)
             return -1;
@@ -2544,7 +2544,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         nm->subcmd.len = w->len;
         /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with one
          * of them, the first operand is a file in any parsing mode) */
-        nm->first_text = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST) && !unsure;
+        nm->text_ops = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST) && !unsure;
+        /* echo and printf open no file: every word they are given is printed */
+        if (ps && (ps->flags & SGT_PROG_TEXT_ALL))
+            nm->text_ops = nm->npos;
     }
     /* git show HEAD:.env reads the file .env as a revision holds it: an operand
      * REV:PATH (or :PATH, :0:PATH, the index) also names PATH, a value the path

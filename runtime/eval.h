@@ -36,8 +36,9 @@ typedef struct sgr_norm {
     uint32_t *vflags;                 /* SGR_W_* of the word each value came from, and
                                        * SGR_V_TEXT, SGR_V_WORD */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */
-    int first_text;                   /* operand pos[0] is text, not a file (a program's
-                                       * `text operand`: grep's pattern, git's command) */
+    uint32_t text_ops;                /* operands pos[0 .. text_ops) are text, not files
+                                       * (a program's `text operand`: grep's pattern,
+                                       * git's command; `text operands`: echo's words) */
     const char *cwd;                  /* cwd this segment runs in if every `cd` before it
                                        * on the line succeeded (for messages and hooks) */
     const char *const *cwds;          /* every cwd it may run in: the caller's and each

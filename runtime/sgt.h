@@ -217,6 +217,8 @@ typedef struct sgt_bucket {
 #define SGT_MAX_SUBSPEC_NAME 128
 #define SGT_PROG_TREE         0x1000u     /* an operand REV:PATH also names the file PATH
                                            * (git show HEAD:.env; `tree operands`) */
+#define SGT_PROG_TEXT_ALL     0x2000u     /* every operand is text: the program opens no
+                                           * file its operands name (echo; `text operands`) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
