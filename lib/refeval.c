@@ -2469,6 +2469,76 @@ done:
     return rc;
 }
 
+/* A loop variable's use: the source of word w is exactly "$NAME", "${NAME}", or
+ * unquoted $NAME / ${NAME}; NAME is assigned only by for/select headers before
+ * segment si, each word known or a glob, on a line without functions or shopt
+ * globs; unquoted, each word is a plain name.  The header words, into out[]. */
+static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w,
+                               const sgr_word **out, uint32_t max)
+{
+    const sgr_cmdline *cl = &ref->r->cl;
+    if (!(w->flags & SGR_W_VAR) || (w->flags & (SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_PROCSUB
+                                                | SGR_W_GLOB | SGR_W_BRACE)))
+        return 0;
+    if (cl->nfuncs || (cl->seg[si].flags & SGR_SEG_FUNCDEF) || memmem(cl->line, cl->len, "glob", 4))
+        return 0;
+    if ((size_t)w->span.off + w->span.len > cl->len || w->span.len > 68)
+        return 0;
+    char src[72];
+    memcpy(src, cl->line + w->span.off, w->span.len);
+    src[w->span.len] = '\0';
+    int quoted = 0;
+    char name[72];
+    size_t n0 = strlen(src);
+    if (n0 >= 2 && src[0] == '"' && src[n0 - 1] == '"') {
+        quoted = 1;
+        memmove(src, src + 1, n0 - 2);
+        src[n0 - 2] = '\0';
+    }
+    size_t len = strlen(src);
+    if (len >= 4 && src[0] == '$' && src[1] == '{' && src[len - 1] == '}') {
+        memcpy(name, src + 2, len - 3);
+        name[len - 3] = '\0';
+    } else if (len >= 2 && src[0] == '$') {
+        strcpy(name, src + 1);
+    } else {
+        return 0;
+    }
+    size_t nl = strlen(name);
+    if (!nl || (name[0] >= '0' && name[0] <= '9'))
+        return 0;
+    for (size_t k = 0; k < nl; k++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", name[k]))
+            return 0;
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < cl->nvars; v++) {
+        const sgr_shvar *sv = &cl->vars[v];
+        if (sv->nlen != nl || strncmp(sv->name, name, nl) != 0)
+            continue;
+        if (sv->seg >= 0 || (sv->vflags & (SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_PROCSUB)))
+            return 0;
+        const sgr_word *found = NULL;
+        for (uint32_t h = 0; h < si; h++)
+            if (cl->seg[h].flags & SGR_SEG_LOOP)
+                for (uint32_t k = 0; k < cl->seg[h].nvalues; k++)
+                    if (cl->seg[h].values[k].span.off == sv->span.off
+                        && cl->seg[h].values[k].span.len == sv->span.len)
+                        found = &cl->seg[h].values[k];
+        if (!found || n >= max)
+            return 0;
+        if (!quoted) {
+            if (found->flags != 0 || found->len == 0)
+                return 0;
+            for (uint32_t k = 0; k < found->len; k++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+", found->text[k])
+                    || found->text[k] == '\0')
+                    return 0;
+        }
+        out[n++] = found;
+    }
+    return n;
+}
+
 /* The path candidates of segment si: operands, option values, redirection
  * targets (not descriptor copies or heredocs), assignment values with a '/',
  * a loop's words; not what a program's declaration makes text.  The paths of redirection i are
@@ -2493,8 +2563,13 @@ static int seg_paths(sg_ref *ref, uint32_t si)
      * `text operand` and its `text` options' values */
     for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
-        if (add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
+        const sgr_word *lw[16];
+        uint32_t nlw = ref_loop_words(ref, si, w, lw, 16);
+        if (!nlw && add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
             return -1;
+        for (uint32_t k = 0; k < nlw; k++)
+            if (add_path(ref, cwd, root, lw[k]->text, lw[k]->len, lw[k]->flags) < 0)
+                return -1;
     }
     for (uint32_t i = 0; i < nm->nvals; i++)
         if (!(nm->vflags[i] & SGR_V_TEXT) && add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)

@@ -2225,6 +2225,86 @@ static int brace_check(sgr_ctx *c, uint32_t si)
     return 0;
 }
 
+/* The words a loop variable takes, for a word of segment si that is only its
+ * expansion: "$f", "${f}", or $f unquoted when each word is a plain name bash
+ * neither splits nor globs.  Sound only where nothing else can have set it: every
+ * assignment of NAME on the line is a for/select header's word, each known or a
+ * glob (a file name the loop walks; none from a substitution or a variable, which
+ * may be empty and leave the environment's value), each header before si, no
+ * function (which may run before the loop) and no shopt that may make a glob
+ * name nothing.  Returns the number of words stored in *out (at most max), 0 when
+ * the word is not such a use. */
+static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
+                           const sgr_word **out, uint32_t max)
+{
+    const sgr_cmdline *cl = &c->res.cl;
+    if ((w->flags & SGR_W_UNKNOWN) != SGR_W_VAR || (w->flags & (SGR_W_GLOB | SGR_W_BRACE))
+        || cl->nfuncs || (cl->seg[si].flags & SGR_SEG_FUNCDEF)
+        || w->span.off + w->span.len > c->len || w->span.len < 2 || w->span.len > 68)
+        return 0;
+    const char *src = c->line + w->span.off;
+    uint32_t sl = w->span.len, q = src[0] == '"';
+    if (q && (sl < 4 || src[sl - 1] != '"'))
+        return 0;
+    const char *e = src + q, *ee = src + sl - q;
+    if (*e++ != '$')
+        return 0;
+    int br = e < ee && *e == '{';
+    e += br;
+    const char *name = e;
+    while (e < ee && (name_byte(*e)))
+        e++;
+    uint32_t nl = (uint32_t)(e - name);
+    if (!nl || (name[0] >= '0' && name[0] <= '9') || (br && (e >= ee || *e++ != '}')) || e != ee)
+        return 0;
+    if (memmem(c->line, c->len, "glob", 4))        /* shopt -s nullglob / failglob */
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < cl->nvars; v++) {
+        const sgr_shvar *sv = &cl->vars[v];
+        if (sv->nlen != nl || memcmp(sv->name, name, nl) != 0)
+            continue;
+        if (sv->seg != -1 || (sv->vflags & (SGR_W_UNKNOWN | SGR_W_PROCSUB)))
+            return 0;
+        /* the header word this record is */
+        const sgr_word *hw = NULL;
+        for (uint32_t h = 0; h < si && !hw; h++) {
+            const sgr_segment *hs = &cl->seg[h];
+            if (!(hs->flags & SGR_SEG_LOOP))
+                continue;
+            for (uint32_t k = 0; k < hs->nvalues && !hw; k++)
+                if (hs->values[k].span.off == sv->span.off && hs->values[k].span.len == sv->span.len)
+                    hw = &hs->values[k];
+        }
+        if (!hw || n == max)
+            return 0;
+        if (!q) {
+            /* unquoted: split and globbed again, so only a plain name stays itself */
+            if (hw->flags || !hw->len)
+                return 0;
+            for (uint32_t k = 0; k < hw->len; k++)
+                if (!name_byte(hw->text[k]) && hw->text[k] != '.' && hw->text[k] != '/'
+                    && hw->text[k] != '-' && hw->text[k] != '+')
+                    return 0;
+        }
+        out[n++] = hw;
+    }
+    return n;
+}
+
+/* add_path of an operand: a loop variable's use stands for the loop's words. */
+static int add_operand(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap, const sgr_word *w)
+{
+    const sgr_word *lw[16];
+    uint32_t n = loop_words(c, si, w, lw, 16);
+    if (!n)
+        return add_path(c, nm, cap, w->text, w->len, w->flags);
+    for (uint32_t k = 0; k < n; k++)
+        if (add_path(c, nm, cap, lw[k]->text, lw[k]->len, lw[k]->flags) < 0)
+            return -1;
+    return 0;
+}
+
 /* Resolve the path operands of segment si once, on first use. */
 static int resolve_paths(sgr_ctx *c, uint32_t si)
 {
@@ -2235,11 +2315,9 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     c->mk_seg = si;                         /* what segments before it make */
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
-    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
-        const sgr_word *w = &s->argv[nm->pos[i]];
-        if (add_path(c, nm, &cap, w->text, w->len, w->flags) < 0)
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++)
+        if (add_operand(c, si, nm, &cap, &s->argv[nm->pos[i]]) < 0)
             return -1;
-    }
     for (uint32_t i = 0; i < nm->nvals; i++)
         if (!(nm->vflags[i] & SGR_V_TEXT)
             && add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
