@@ -2470,9 +2470,10 @@ done:
 }
 
 /* A loop variable's use: the source of word w is exactly "$NAME", "${NAME}", or
- * unquoted $NAME / ${NAME}; NAME is assigned only by for/select headers before
- * segment si, each word known or a glob, on a line without functions or shopt
- * globs; unquoted, each word is a plain name.  The header words, into out[]. */
+ * unquoted $NAME / ${NAME}, and lies in the body of a loop over NAME (between its
+ * header's last word and 'done'); NAME is assigned only by for/select headers, each
+ * word known or a glob, on a line without functions or shopt globs; unquoted, each
+ * word is a plain name.  The header words, into out[]. */
 static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w,
                                const sgr_word **out, uint32_t max)
 {
@@ -2511,6 +2512,7 @@ static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", name[k]))
             return 0;
     uint32_t n = 0;
+    int in_body = 0;
     for (uint32_t v = 0; v < cl->nvars; v++) {
         const sgr_shvar *sv = &cl->vars[v];
         if (sv->nlen != nl || strncmp(sv->name, name, nl) != 0)
@@ -2518,12 +2520,19 @@ static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w
         if (sv->seg >= 0 || (sv->vflags & (SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_PROCSUB)))
             return 0;
         const sgr_word *found = NULL;
-        for (uint32_t h = 0; h < si; h++)
-            if (cl->seg[h].flags & SGR_SEG_LOOP)
-                for (uint32_t k = 0; k < cl->seg[h].nvalues; k++)
-                    if (cl->seg[h].values[k].span.off == sv->span.off
-                        && cl->seg[h].values[k].span.len == sv->span.len)
-                        found = &cl->seg[h].values[k];
+        for (uint32_t h = 0; h < cl->nseg; h++) {
+            const sgr_segment *hs = &cl->seg[h];
+            if (!(hs->flags & SGR_SEG_LOOP))
+                continue;
+            for (uint32_t k = 0; k < hs->nvalues; k++)
+                if (hs->values[k].span.off == sv->span.off && hs->values[k].span.len == sv->span.len) {
+                    found = &hs->values[k];
+                    size_t body = (size_t)hs->values[hs->nvalues - 1].span.off + hs->values[hs->nvalues - 1].span.len;
+                    size_t end = (size_t)hs->span.off + hs->span.len;
+                    if (w->span.off >= body && (size_t)w->span.off + w->span.len <= end)
+                        in_body = 1;
+                }
+        }
         if (!found || n >= max)
             return 0;
         if (!quoted) {
@@ -2536,7 +2545,7 @@ static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w
         }
         out[n++] = found;
     }
-    return n;
+    return in_body ? n : 0;
 }
 
 /* The path candidates of segment si: operands, option values, redirection

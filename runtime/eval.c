@@ -2227,13 +2227,13 @@ static int brace_check(sgr_ctx *c, uint32_t si)
 
 /* The words a loop variable takes, for a word of segment si that is only its
  * expansion: "$f", "${f}", or $f unquoted when each word is a plain name bash
- * neither splits nor globs.  Sound only where nothing else can have set it: every
- * assignment of NAME on the line is a for/select header's word, each known or a
- * glob (a file name the loop walks; none from a substitution or a variable, which
- * may be empty and leave the environment's value), each header before si, no
- * function (which may run before the loop) and no shopt that may make a glob
- * name nothing.  Returns the number of words stored in *out (at most max), 0 when
- * the word is not such a use. */
+ * neither splits nor globs.  Sound only inside the body of a loop that sets it
+ * (there it holds one of the words of the loops that set it), and only where
+ * nothing else can have: every assignment of NAME on the line is a for/select
+ * header's word, each known or a glob (a file name the loop walks), no function
+ * (whose body runs where it is called) and no shopt of nullglob/failglob.
+ * Returns the number of words stored in *out (at most max), 0 when the word is
+ * not such a use. */
 static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
                            const sgr_word **out, uint32_t max)
 {
@@ -2260,21 +2260,26 @@ static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
     if (memmem(c->line, c->len, "glob", 4))        /* shopt -s nullglob / failglob */
         return 0;
     uint32_t n = 0;
+    int inside = 0;
     for (uint32_t v = 0; v < cl->nvars; v++) {
         const sgr_shvar *sv = &cl->vars[v];
         if (sv->nlen != nl || memcmp(sv->name, name, nl) != 0)
             continue;
         if (sv->seg != -1 || (sv->vflags & (SGR_W_UNKNOWN | SGR_W_PROCSUB)))
             return 0;
-        /* the header word this record is */
+        /* the header word this record is, and whether w is in that loop's body */
         const sgr_word *hw = NULL;
-        for (uint32_t h = 0; h < si && !hw; h++) {
+        for (uint32_t h = 0; h < cl->nseg && !hw; h++) {
             const sgr_segment *hs = &cl->seg[h];
             if (!(hs->flags & SGR_SEG_LOOP))
                 continue;
             for (uint32_t k = 0; k < hs->nvalues && !hw; k++)
-                if (hs->values[k].span.off == sv->span.off && hs->values[k].span.len == sv->span.len)
+                if (hs->values[k].span.off == sv->span.off && hs->values[k].span.len == sv->span.len) {
                     hw = &hs->values[k];
+                    const sgr_span *last = &hs->values[hs->nvalues - 1].span;
+                    inside |= w->span.off >= last->off + last->len
+                              && w->span.off + w->span.len <= hs->span.off + hs->span.len;
+                }
         }
         if (!hw || n == max)
             return 0;
@@ -2289,7 +2294,7 @@ static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
         }
         out[n++] = hw;
     }
-    return n;
+    return inside ? n : 0;
 }
 
 /* add_path of an operand: a loop variable's use stands for the loop's words. */

@@ -3811,12 +3811,22 @@ static int parse_for(parser *p, const ctx *c, const ctx *body, size_t st, size_t
                 return fail(p, st, p->end - st, "'%s' without matching 'do'", what);
             return unexpected(p, &t);
         }
-    } else {
-        /* for x; do: the positional parameters, only known at run time */
-        TRY(add_var(p, -1, name, nl, NULL, 0, 0, 0, nsp));
-        if (t.kind == T_SEMI)
-            TRY(consume(p, &t));
+        TRY(parse_do_group(p, body, st, what));
+        if (idx >= 0) {
+            /* the header's span runs on to 'done', so the body is what lies between
+             * its last word and its end; here-documents read since may have moved it */
+            for (uint32_t k = p->cl->nseg; k-- > 0;)
+                if (p->cl->seg[k].values == asg.p && (p->cl->seg[k].flags & SGR_SEG_LOOP)) {
+                    p->cl->seg[k].span = mkspan(p, hs, p->pos - hs);
+                    break;
+                }
+        }
+        return 0;
     }
+    /* for x; do: the positional parameters, only known at run time */
+    TRY(add_var(p, -1, name, nl, NULL, 0, 0, 0, nsp));
+    if (t.kind == T_SEMI)
+        TRY(consume(p, &t));
     return parse_do_group(p, body, st, what);
 }
 

@@ -108,7 +108,7 @@ typedef enum {
     X(MOREARGS,   0x0020, "receives more arguments at run time (xargs)") \
     X(NEGATED,    0x0040, "preceded by !") \
     X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time") \
-    X(LOOP,       0x0100, "a for/select header: argc 0, the loop's words in values")
+    X(LOOP,       0x0100, "a for/select header: argc 0, the loop's words in values, its span up to 'done'")
 
 enum {
 #define X(name, bit, doc) SGR_SEG_##name = bit,
