@@ -313,6 +313,7 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_PIPED_FROM: op(b, SGT_OP_PIPED_FROM, 0, set_of(c->set)); break;
     case SGC_C_PIPED_TO: op(b, SGT_OP_PIPED_TO, 0, set_of(c->set)); break;
     case SGC_C_DYNAMIC: op(b, SGT_OP_DYNAMIC, 0, 0); *flags |= SGT_RULE_DYNAMIC; break;
+    case SGC_C_MOREARGS: op(b, SGT_OP_MOREARGS, 0, 0); break;
     case SGC_C_LUA: op(b, SGT_OP_LUA, 0, c->hook < 0 ? 0 : (uint32_t)c->hook); *flags |= SGT_RULE_LUA; break;
     case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
         op(b, SGT_OP_TEXT, 0, set_of(c->set));

@@ -195,6 +195,7 @@ cond(C) ::= ASSIGNS(K) m(S) VALUE NOT m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS
 cond(C) ::= PIPED(K) FROM m(S).      { C = sgc_cond_set(ps, SGC_C_PIPED_FROM, &K, S); }
 cond(C) ::= PIPED(K) TO m(S).        { C = sgc_cond_set(ps, SGC_C_PIPED_TO, &K, S); }
 cond(C) ::= DYNAMIC(K).              { C = sgc_cond_new(ps, SGC_C_DYNAMIC, &K); }
+cond(C) ::= MOREARGS(K).             { C = sgc_cond_new(ps, SGC_C_MOREARGS, &K); }
 cond(C) ::= LUA(K) STRING(S).        { C = sgc_cond_new(ps, SGC_C_LUA, &K); if (C) C->str = S; }
 cond(C) ::= TEXT(K) CONTAINS m(S).   { C = sgc_cond_set(ps, SGC_C_TEXT_CONTAINS, &K, S); }
 cond(C) ::= TEXT(K) MATCHES m(S).    { C = sgc_cond_set(ps, SGC_C_TEXT_MATCHES, &K, S); }

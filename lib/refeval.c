@@ -2964,6 +2964,7 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
     case SGC_C_PIPED_FROM: return piped(ref, si, set, 1);
     case SGC_C_PIPED_TO: return piped(ref, si, set, 0);
     case SGC_C_DYNAMIC: return (s->flags & SGR_SEG_DYNAMIC) != 0;
+    case SGC_C_MOREARGS: return (s->flags & SGR_SEG_MOREARGS) != 0;
     case SGC_C_LINE_RUNS:
         /* any segment of the line runs a program (basename) in the set */
         for (uint32_t j = 0; j < ref->r->cl.nseg; j++) {

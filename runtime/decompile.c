@@ -149,6 +149,7 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_PIPED_FROM: puts_(d, "piped from "); matcher(d, b); break;
     case SGT_OP_PIPED_TO: puts_(d, "piped to "); matcher(d, b); break;
     case SGT_OP_DYNAMIC: puts_(d, "dynamic"); break;
+    case SGT_OP_MOREARGS: puts_(d, "moreargs"); break;
     case SGT_OP_LUA: puts_(d, "lua "); qstr(d, sgr_str(d->t, d->t->hooks[b].name)); break;
     case SGT_OP_TEXT: puts_(d, "text contains "); matcher(d, b); break;
     case SGT_OP_LINE_RUNS: puts_(d, "line runs "); matcher(d, b); break;

@@ -3426,6 +3426,7 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
         case SGT_OP_PIPED_FROM: acc = piped(c, si, b, 1); break;
         case SGT_OP_PIPED_TO: acc = piped(c, si, b, 0); break;
         case SGT_OP_DYNAMIC: acc = (s->flags & SGR_SEG_DYNAMIC) != 0; break;
+        case SGT_OP_MOREARGS: acc = (s->flags & SGR_SEG_MOREARGS) != 0; break;
         case SGT_OP_LUA:
             acc = call_hook(c, si, b);
             if (acc < 0)

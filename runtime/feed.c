@@ -764,6 +764,17 @@ static int stdin_of(fed *f, uint32_t si, int hops)
     return output_of(f, (uint32_t)only, hops + 1);
 }
 
+int sgr_feed_input(sg_arena *a, const sgr_cmdline *cl, uint32_t si, const char *out[2], uint32_t len[2])
+{
+    fed f = { a, cl, { NULL, NULL }, { 0, 0 }, cl->seg[si].span, NULL };
+    int n = stdin_of(&f, si, 0);
+    for (int k = 0; k < n && k < 2; k++) {
+        out[k] = f.out[k];
+        len[k] = f.len[k];
+    }
+    return n;
+}
+
 int sgr_feed(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim)
 {
     const sgr_segment *s = &cl->seg[si];

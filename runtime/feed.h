@@ -42,4 +42,11 @@ static inline int sgr_feed_may(const sgr_table *t, const sgr_segment *s)
  * memory. */
 int sgr_feed_output(sg_arena *a, const sgr_segment *s, const char *out[2], uint32_t len[2], const char **why);
 
+/* What the line feeds segment si on its standard input, when that is literal on
+ * the line (as sgr_feed reads it for a shell: a redirection, a here-document, the
+ * command before it in its pipeline).  Returns the number of readings (1 or 2)
+ * with out[] and len[] set, 0 when the line shows nothing (the caller's standard
+ * input), -1 when it is made at run time, -2 out of memory. */
+int sgr_feed_input(sg_arena *a, const sgr_cmdline *cl, uint32_t si, const char *out[2], uint32_t len[2]);
+
 #endif

@@ -151,7 +151,8 @@ typedef struct sgt_dfa {
     X(NESTED,       "nested",        0) /* a = nest-kind mask: segment came from there */ \
     X(LINE_RUNS,    "line-runs",     1) /* b = set: some segment of the line runs it */ \
     X(PATH_IS,      "path-is",       1) /* b = set: a resolved path itself matches */ \
-    X(EXPANDS,      "expands",       1) /* b = set: a variable a word expands at run time */
+    X(EXPANDS,      "expands",       1) /* b = set: a variable a word expands at run time */ \
+    X(MOREARGS,     "moreargs",      0) /* the segment gets arguments the line does not show */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,

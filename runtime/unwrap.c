@@ -161,6 +161,308 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
                          const sgr_table *t, const sgr_sh_limits *lim, uint32_t i, scan_state st, int *forks,
                          uint32_t ab, const char *eq);
 
+/* ---- xargs fed on the line ------------------------------------------------------
+ * `echo README.md | xargs wc -l` runs `wc -l README.md`: where what xargs reads is
+ * literal on the line (echo's or printf's words, a here-string, a here-document;
+ * sgr_feed_input), the commands it runs are made as GNU xargs makes them, one
+ * segment a call, and none gets more arguments at run time.  Only the plain cases:
+ * items split at blanks and newlines, -n, -L, -I/-i/--replace, and the options that
+ * do not change what runs (-r -t -x -p -o -P -s); input holding a quote or a
+ * backslash (which xargs reads as quoting), -0, -d, -E, -a, an empty input and
+ * anything else leave the command as it was: it gets arguments the check does not
+ * see (moreargs). */
+#define XARGS_MAX_CALLS 32
+#define XARGS_MAX_ITEMS 256
+
+typedef struct xopts {
+    long max_args, max_lines;        /* -n, -L: 0 when not given */
+    const char *repl;                /* -I: the string replaced, NULL when not given */
+    uint32_t repl_len;
+} xopts;
+
+static int xnum(const char *s, uint32_t n, long *v)
+{
+    long x = 0;
+    if (!n || n > 9)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return -1;
+        x = x * 10 + (s[k] - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+/* xargs's options in argv[1..cmd): 0 with *o set, -1 for anything not read here. */
+static int xargs_opts(const sgr_segment *s, uint32_t cmd, xopts *o)
+{
+    o->max_args = o->max_lines = 0;
+    o->repl = NULL;
+    o->repl_len = 0;
+    uint32_t i = 1;
+    for (; i < cmd; i++) {
+        const sgr_word *w = &s->argv[i];
+        const char *t = w->text;
+        if (w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE))
+            return -1;
+        if (w->len < 2 || t[0] != '-')
+            return -1;
+        if (w->len == 2 && t[1] == '-') {
+            i++;
+            break;
+        }
+        if (t[1] == '-') {
+            static const char *const plain[] = { "--no-run-if-empty", "--verbose", "--exit",
+                                                 "--interactive", "--open-tty" };
+            int ok = 0;
+            for (size_t k = 0; k < sizeof plain / sizeof *plain && !ok; k++)
+                ok = strlen(plain[k]) == w->len && memcmp(plain[k], t, w->len) == 0;
+            if (ok)
+                continue;
+            const char *eq = memchr(t, '=', w->len);
+            size_t nl = eq ? (size_t)(eq - t) : w->len;
+            const char *v = eq ? eq + 1 : NULL;
+            uint32_t vl = eq ? (uint32_t)(w->len - nl - 1) : 0;
+            long x;
+            if (eq && nl == 10 && memcmp(t, "--max-args", 10) == 0 && xnum(v, vl, &x) == 0 && x > 0)
+                o->max_args = x;
+            else if (eq && nl == 11 && memcmp(t, "--max-lines", 11) == 0 && xnum(v, vl, &x) == 0 && x > 0)
+                o->max_lines = x;
+            else if (!eq && nl == 11 && memcmp(t, "--max-lines", 11) == 0)
+                o->max_lines = 1;
+            else if (eq && ((nl == 11 && memcmp(t, "--max-procs", 11) == 0)
+                            || (nl == 11 && memcmp(t, "--max-chars", 11) == 0)) && xnum(v, vl, &x) == 0)
+                ;
+            else if (nl == 9 && memcmp(t, "--replace", 9) == 0) {
+                o->repl = eq ? v : "{}";
+                o->repl_len = eq ? vl : 2;
+            } else
+                return -1;
+            continue;
+        }
+        /* a cluster of short options */
+        for (uint32_t k = 1; k < w->len; k++) {
+            char c = t[k];
+            if (c == 'r' || c == 't' || c == 'x' || c == 'p' || c == 'o')
+                continue;
+            const char *v = t + k + 1;
+            uint32_t vl = w->len - k - 1;
+            if (c == 'i' || c == 'l') {
+                /* -i[R] and -l[N]: a value only when attached */
+                long x = 1;
+                if (c == 'i') {
+                    o->repl = vl ? v : "{}";
+                    o->repl_len = vl ? vl : 2;
+                } else if (vl && (xnum(v, vl, &x) < 0 || x <= 0)) {
+                    return -1;
+                } else {
+                    o->max_lines = x;
+                }
+                break;
+            }
+            if (c != 'n' && c != 'I' && c != 'L' && c != 'P' && c != 's')
+                return -1;
+            if (!vl) {
+                if (i + 1 >= cmd)
+                    return -1;
+                const sgr_word *nw = &s->argv[++i];
+                if (nw->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE))
+                    return -1;
+                v = nw->text;
+                vl = nw->len;
+            }
+            long x = 0;
+            if (c == 'I') {
+                if (!vl)
+                    return -1;
+                o->repl = v;
+                o->repl_len = vl;
+            } else if (xnum(v, vl, &x) < 0 || (x <= 0 && c != 'P')) {
+                return -1;
+            } else if (c == 'n') {
+                o->max_args = x;
+            } else if (c == 'L') {
+                o->max_lines = x;
+            }
+            break;
+        }
+    }
+    return i == cmd ? 0 : -1;
+}
+
+typedef struct xcall {
+    uint32_t from, n;                /* items[from .. from + n) */
+    int line;                        /* -I: the one item is a whole line */
+} xcall;
+
+/* Split one reading of the input into items and calls; -1 for input not read here. */
+static int xargs_split(sg_arena *a, const char *in, uint32_t len, const xopts *o, sgr_word *items,
+                       uint32_t *nitems, xcall *calls, uint32_t *ncalls, sgr_span span)
+{
+    for (uint32_t k = 0; k < len; k++)
+        if (in[k] == '\'' || in[k] == '"' || in[k] == '\\' || in[k] == '\0')
+            return -1;
+    uint32_t p = 0, lines_in_call = 0;
+    uint32_t first = *nitems;
+    while (p < len) {
+        uint32_t e = p;
+        while (e < len && in[e] != '\n')
+            e++;
+        uint32_t b = p;
+        while (b < e && (in[b] == ' ' || in[b] == '\t'))
+            b++;
+        if (b < e) {
+            if (o->repl) {
+                if (*nitems >= XARGS_MAX_ITEMS || *ncalls >= XARGS_MAX_CALLS)
+                    return -1;
+                char *t = sg_arena_strndup(a, in + b, e - b);
+                if (!t)
+                    return -2;
+                items[*nitems] = (sgr_word){ t, e - b, 0, span };
+                calls[(*ncalls)++] = (xcall){ (*nitems)++, 1, 1 };
+            } else {
+                if (o->max_lines && (in[e - 1] == ' ' || in[e - 1] == '\t'))
+                    return -1;           /* a trailing blank continues the line */
+                for (uint32_t q = b; q < e;) {
+                    while (q < e && (in[q] == ' ' || in[q] == '\t'))
+                        q++;
+                    uint32_t r = q;
+                    while (r < e && in[r] != ' ' && in[r] != '\t')
+                        r++;
+                    if (r == q)
+                        break;
+                    if (*nitems >= XARGS_MAX_ITEMS)
+                        return -1;
+                    char *t = sg_arena_strndup(a, in + q, r - q);
+                    if (!t)
+                        return -2;
+                    items[(*nitems)++] = (sgr_word){ t, r - q, 0, span };
+                    q = r;
+                }
+                if (o->max_lines && ++lines_in_call == (uint32_t)o->max_lines) {
+                    if (*ncalls >= XARGS_MAX_CALLS)
+                        return -1;
+                    calls[(*ncalls)++] = (xcall){ first, *nitems - first, 0 };
+                    first = *nitems;
+                    lines_in_call = 0;
+                }
+            }
+        }
+        p = e + 1;
+    }
+    if (o->repl)
+        return 0;
+    if (o->max_lines) {
+        if (*nitems > first) {
+            if (*ncalls >= XARGS_MAX_CALLS)
+                return -1;
+            calls[(*ncalls)++] = (xcall){ first, *nitems - first, 0 };
+        }
+        return 0;
+    }
+    uint32_t per = o->max_args ? (uint32_t)o->max_args : XARGS_MAX_ITEMS;
+    for (uint32_t f = first; f < *nitems; f += per) {
+        if (*ncalls >= XARGS_MAX_CALLS)
+            return -1;
+        uint32_t n = *nitems - f < per ? *nitems - f : per;
+        calls[(*ncalls)++] = (xcall){ f, n, 0 };
+    }
+    return 0;
+}
+
+/* Segment si is xargs, its command at argv[cmd..argc): 0 when the calls were made
+ * from its input, 1 when that is not read here (the caller adds the command as
+ * getting more arguments), -2 out of memory. */
+static int xargs_fill(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t cmd, uint32_t argc,
+                      const sgr_sh_limits *lim)
+{
+    xopts o;
+    uint32_t bl;
+    const char *b = sgr_basename(cl->seg[si].argv[0].text, cl->seg[si].argv[0].len, &bl);
+    if (bl != 5 || memcmp(b, "xargs", 5) != 0 || xargs_opts(&cl->seg[si], cmd, &o) < 0)
+        return 1;                        /* GNU xargs's options only */
+    const char *in[2];
+    uint32_t inl[2];
+    int nr = sgr_feed_input(a, cl, si, in, inl);
+    if (nr == -2)
+        return -2;
+    if (nr <= 0)
+        return 1;
+    sgr_word *items = sg_arena_alloc(a, sizeof *items * XARGS_MAX_ITEMS);
+    xcall *calls = sg_arena_alloc(a, sizeof *calls * XARGS_MAX_CALLS);
+    if (!items || !calls)
+        return -2;
+    uint32_t nitems = 0, ncalls = 0;
+    for (int k = 0; k < nr; k++) {
+        int r = xargs_split(a, in[k], inl[k], &o, items, &nitems, calls, &ncalls, cl->seg[si].span);
+        if (r == -2)
+            return -2;
+        if (r < 0)
+            return 1;
+    }
+    if (!ncalls)
+        return 1;                        /* no input: with or without -r, left as it was */
+    uint32_t base = argc - cmd;
+    if (o.repl)
+        for (uint32_t k = cmd; k < argc; k++) {
+            const sgr_word *w = &cl->seg[si].argv[k];
+            if (memmem(w->text, w->len, o.repl, o.repl_len) && (w->flags & ~(uint32_t)SGR_W_QUOTED))
+                return 1;                /* a replaced word that still expands */
+        }
+    for (uint32_t c = 0; c < ncalls; c++) {
+        uint32_t nw = base + (o.repl ? 0 : calls[c].n);
+        sgr_word *argv = sg_arena_alloc(a, sizeof *argv * nw);
+        if (!argv)
+            return -2;
+        const sgr_segment *x = &cl->seg[si];
+        for (uint32_t k = 0; k < base; k++) {
+            argv[k] = x->argv[cmd + k];
+            if (!o.repl || !memmem(argv[k].text, argv[k].len, o.repl, o.repl_len))
+                continue;
+            /* every occurrence of the replace string, by the line */
+            const sgr_word *it = &items[calls[c].from];
+            size_t cap = (size_t)argv[k].len * (it->len + 1) + 1, n = 0;
+            char *t = sg_arena_alloc(a, cap);
+            if (!t)
+                return -2;
+            for (uint32_t q = 0; q < argv[k].len;) {
+                if (q + o.repl_len <= argv[k].len && memcmp(argv[k].text + q, o.repl, o.repl_len) == 0) {
+                    memcpy(t + n, it->text, it->len);
+                    n += it->len;
+                    q += o.repl_len;
+                } else {
+                    t[n++] = argv[k].text[q++];
+                }
+            }
+            t[n] = '\0';
+            argv[k].text = t;
+            argv[k].len = (uint32_t)n;
+        }
+        if (!o.repl)
+            memcpy(argv + base, items + calls[c].from, sizeof *argv * calls[c].n);
+        sgr_segment *n = sgr_sh_add_segment(a, cl, lim);
+        if (!n)
+            return -2;
+        x = &cl->seg[si];
+        n->argv = argv;
+        n->argc = nw;
+        n->redirs = x->redirs;
+        n->nredirs = x->nredirs;
+        n->pipeline = x->pipeline;
+        n->pipe_index = x->pipe_index;
+        n->pipe_len = x->pipe_len;
+        n->connector = x->connector;
+        n->parent = (int32_t)si;
+        n->nest = SGR_NEST_WRAPPED;
+        n->depth = (uint16_t)(x->depth + 1);
+        n->flags = x->flags & (SGR_SEG_SUBSHELL | SGR_SEG_CONTROL | SGR_SEG_FUNCDEF | SGR_SEG_BACKGROUND);
+        n->span = x->span;
+        check_program(n);
+    }
+    return 0;
+}
+
 /* Does each of the wrapper's script options give a command of its own?  A shell's
  * -c is a flag (the first operand is the script, the rest its $0 and arguments);
  * a program that is no shell takes each script option's value as a command line
@@ -316,6 +618,11 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                     return r;
             }
             return add_script(a, cl, si, js, jl, cl->seg[si].span, lim);
+        }
+        if ((ps->flags & SGT_PROG_MOREARGS) && *forks == 0) {
+            int r = xargs_fill(a, cl, si, i, argc, lim);
+            if (r != 1)
+                return r;
         }
         int r = add_inner(a, cl, si, i, argc, SGR_NEST_WRAPPED,
                           (ps->flags & SGT_PROG_MOREARGS) ? SGR_SEG_MOREARGS : 0, lim);

@@ -852,7 +852,7 @@ static const struct {
     {"overlong jump", m_long_jump, "table: rule 1: jump past the end of its code"},
     {"limit jump", m_limit_jump, "table: limit 1: jump past the end of its code"},
     {"limit set", m_limit_set, "table: limit 1: set 4 out of range"},
-    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 26"}, /* == SGT_NOPS */
+    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 27"}, /* == SGT_NOPS */
     {"argc comparison", m_argc_cmp, "table: rule 3: argc comparison 6 unknown"},
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
