@@ -167,7 +167,7 @@ static int unwrap_abbrev(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_pr
  * sgr_feed_input), the commands it runs are made as GNU xargs makes them, one
  * segment a call, and none gets more arguments at run time.  Only the plain cases:
  * items split at blanks and newlines, -n, -L, -I/-i/--replace, and the options that
- * do not change what runs (-r -t -x -p -o -P -s); input holding a quote or a
+ * do not change what runs (-r -t -x -p -o -P); input holding a quote or a
  * backslash (which xargs reads as quoting), -0, -d, -E, -a, an empty input and
  * anything else leave the command as it was: it gets arguments the check does not
  * see (moreargs). */
@@ -231,8 +231,7 @@ static int xargs_opts(const sgr_segment *s, uint32_t cmd, xopts *o)
                 o->max_lines = x;
             else if (!eq && nl == 11 && memcmp(t, "--max-lines", 11) == 0)
                 o->max_lines = 1;
-            else if (eq && ((nl == 11 && memcmp(t, "--max-procs", 11) == 0)
-                            || (nl == 11 && memcmp(t, "--max-chars", 11) == 0)) && xnum(v, vl, &x) == 0)
+            else if (eq && nl == 11 && memcmp(t, "--max-procs", 11) == 0 && xnum(v, vl, &x) == 0)
                 ;
             else if (nl == 9 && memcmp(t, "--replace", 9) == 0) {
                 o->repl = eq ? v : "{}";
@@ -261,7 +260,8 @@ static int xargs_opts(const sgr_segment *s, uint32_t cmd, xopts *o)
                 }
                 break;
             }
-            if (c != 'n' && c != 'I' && c != 'L' && c != 'P' && c != 's')
+            /* not -s: a size limit splits the items into calls by their bytes */
+            if (c != 'n' && c != 'I' && c != 'L' && c != 'P')
                 return -1;
             if (!vl) {
                 if (i + 1 >= cmd)
