@@ -2481,7 +2481,17 @@ static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w
     if (!(w->flags & SGR_W_VAR) || (w->flags & (SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_PROCSUB
                                                 | SGR_W_GLOB | SGR_W_BRACE)))
         return 0;
-    if (cl->nfuncs || (cl->seg[si].flags & SGR_SEG_FUNCDEF) || memmem(cl->line, cl->len, "glob", 4))
+    if (cl->nfuncs || (cl->seg[si].flags & SGR_SEG_FUNCDEF) || memmem(cl->line, cl->len, "glob", 4)
+        || cl->nvars > 96)
+        return 0;
+    /* the evaluator's bounds (LOOP_MAX_*): at most 16 headers, 64 words in all */
+    uint32_t headers = 0, words = 0;
+    for (uint32_t h = 0; h < cl->nseg; h++)
+        if (cl->seg[h].flags & SGR_SEG_LOOP) {
+            headers++;
+            words += cl->seg[h].nvalues;
+        }
+    if (headers > 16 || words > 64)
         return 0;
     if ((size_t)w->span.off + w->span.len > cl->len || w->span.len > 68)
         return 0;
@@ -2572,8 +2582,8 @@ static int seg_paths(sg_ref *ref, uint32_t si)
      * `text operand` and its `text` options' values */
     for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
-        const sgr_word *lw[16];
-        uint32_t nlw = ref_loop_words(ref, si, w, lw, 16);
+        const sgr_word *lw[64];
+        uint32_t nlw = ref_loop_words(ref, si, w, lw, 64);
         if (!nlw && add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
             return -1;
         for (uint32_t k = 0; k < nlw; k++)

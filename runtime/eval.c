@@ -125,6 +125,10 @@ struct sgr_ctx {
     uint64_t rhome_call;
     uint64_t sets_home_call;            /* == ncalls: sets_home is this line's */
     int sets_home;
+    uint64_t loop_call;                 /* == ncalls: loop_ok and loop_hdr are this line's */
+    int loop_ok;
+    uint32_t nloop_hdr;
+    uint32_t loop_hdr[16];              /* its for/select headers (loop_line) */
     /* files made on the line (made_files): each made name resolved, with what a
      * link made there points to; the walk follows them while mk_mode is 1 (the
      * target as a symlink reads it) or 2 (as a copy or hard link: from the cwd),
@@ -2225,6 +2229,38 @@ static int brace_check(sgr_ctx *c, uint32_t si)
     return 0;
 }
 
+/* Bounds that keep loop_words' lookups a constant cost each, so a line of many
+ * "$f" operands stays linear; a line past them reads no loop variable (its "$f"
+ * stays unknown).  The reference oracle (lib/refeval.c) holds the same ones. */
+#define LOOP_MAX_VARS    96
+#define LOOP_MAX_HEADERS 16
+#define LOOP_MAX_WORDS   64
+
+/* May a loop variable name its loop's words on this line at all: no function, no
+ * nullglob/failglob, and within the bounds above.  Once per line: the headers are
+ * kept in c->loop_hdr. */
+static int loop_line(sgr_ctx *c)
+{
+    if (c->loop_call == c->ncalls)
+        return c->loop_ok;
+    c->loop_call = c->ncalls;
+    c->loop_ok = 0;
+    c->nloop_hdr = 0;
+    const sgr_cmdline *cl = &c->res.cl;
+    if (cl->nfuncs || cl->nvars > LOOP_MAX_VARS || memmem(c->line, c->len, "glob", 4))
+        return 0;
+    uint32_t words = 0;
+    for (uint32_t h = 0; h < cl->nseg; h++)
+        if (cl->seg[h].flags & SGR_SEG_LOOP) {
+            words += cl->seg[h].nvalues;
+            if (c->nloop_hdr == LOOP_MAX_HEADERS || words > LOOP_MAX_WORDS)
+                return 0;
+            c->loop_hdr[c->nloop_hdr++] = h;
+        }
+    c->loop_ok = c->nloop_hdr > 0;
+    return c->loop_ok;
+}
+
 /* The words a loop variable takes, for a word of segment si that is only its
  * expansion: "$f", "${f}", or $f unquoted when each word is a plain name bash
  * neither splits nor globs.  Sound only inside the body of a loop that sets it
@@ -2234,12 +2270,12 @@ static int brace_check(sgr_ctx *c, uint32_t si)
  * (whose body runs where it is called) and no shopt of nullglob/failglob.
  * Returns the number of words stored in *out (at most max), 0 when the word is
  * not such a use. */
-static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
+static uint32_t loop_words(sgr_ctx *c, uint32_t si, const sgr_word *w,
                            const sgr_word **out, uint32_t max)
 {
     const sgr_cmdline *cl = &c->res.cl;
     if ((w->flags & SGR_W_UNKNOWN) != SGR_W_VAR || (w->flags & (SGR_W_GLOB | SGR_W_BRACE))
-        || cl->nfuncs || (cl->seg[si].flags & SGR_SEG_FUNCDEF)
+        || (cl->seg[si].flags & SGR_SEG_FUNCDEF)
         || w->span.off + w->span.len > c->len || w->span.len < 2 || w->span.len > 68)
         return 0;
     const char *src = c->line + w->span.off;
@@ -2257,7 +2293,7 @@ static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
     uint32_t nl = (uint32_t)(e - name);
     if (!nl || (name[0] >= '0' && name[0] <= '9') || (br && (e >= ee || *e++ != '}')) || e != ee)
         return 0;
-    if (memmem(c->line, c->len, "glob", 4))        /* shopt -s nullglob / failglob */
+    if (!loop_line(c))
         return 0;
     uint32_t n = 0;
     int inside = 0;
@@ -2269,10 +2305,8 @@ static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
             return 0;
         /* the header word this record is, and whether w is in that loop's body */
         const sgr_word *hw = NULL;
-        for (uint32_t h = 0; h < cl->nseg && !hw; h++) {
-            const sgr_segment *hs = &cl->seg[h];
-            if (!(hs->flags & SGR_SEG_LOOP))
-                continue;
+        for (uint32_t h = 0; h < c->nloop_hdr && !hw; h++) {
+            const sgr_segment *hs = &cl->seg[c->loop_hdr[h]];
             for (uint32_t k = 0; k < hs->nvalues && !hw; k++)
                 if (hs->values[k].span.off == sv->span.off && hs->values[k].span.len == sv->span.len) {
                     hw = &hs->values[k];
@@ -2300,8 +2334,8 @@ static uint32_t loop_words(const sgr_ctx *c, uint32_t si, const sgr_word *w,
 /* add_path of an operand: a loop variable's use stands for the loop's words. */
 static int add_operand(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap, const sgr_word *w)
 {
-    const sgr_word *lw[16];
-    uint32_t n = loop_words(c, si, w, lw, 16);
+    const sgr_word *lw[LOOP_MAX_WORDS];
+    uint32_t n = loop_words(c, si, w, lw, LOOP_MAX_WORDS);
     if (!n)
         return add_path(c, nm, cap, w->text, w->len, w->flags);
     for (uint32_t k = 0; k < n; k++)

@@ -33,15 +33,17 @@ static void check_program(sgr_segment *s)
         set_dynamic(s, "eval runs a string as code");
 }
 
-static int add_inner(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t from, uint32_t to,
-                     uint8_t nest, uint32_t extra_flags, const sgr_sh_limits *lim)
+/* A segment nested in wrapper segment si that runs argv[0..argc): the wrapper's
+ * redirections, pipeline position and context flags apply.  -2 out of memory. */
+static int add_inner_argv(sg_arena *a, sgr_cmdline *cl, uint32_t si, sgr_word *argv, uint32_t argc,
+                          uint8_t nest, uint32_t extra_flags, const sgr_sh_limits *lim)
 {
     sgr_segment *n = sgr_sh_add_segment(a, cl, lim);
     if (!n)
         return -2;
     sgr_segment *s = &cl->seg[si];          /* may have moved */
-    n->argv = s->argv + from;
-    n->argc = to - from;
+    n->argv = argv;
+    n->argc = argc;
     n->redirs = s->redirs;                  /* the wrapper's redirections apply */
     n->nredirs = s->nredirs;
     n->pipeline = s->pipeline;
@@ -56,6 +58,12 @@ static int add_inner(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t from, u
     n->span = s->span;
     check_program(n);
     return 0;
+}
+
+static int add_inner(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t from, uint32_t to,
+                     uint8_t nest, uint32_t extra_flags, const sgr_sh_limits *lim)
+{
+    return add_inner_argv(a, cl, si, cl->seg[si].argv + from, to - from, nest, extra_flags, lim);
 }
 
 static int add_script(sg_arena *a, sgr_cmdline *cl, uint32_t si, const char *text, uint32_t len,
@@ -441,24 +449,8 @@ static int xargs_fill(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t cmd, u
         }
         if (!o.repl)
             memcpy(argv + base, items + calls[c].from, sizeof *argv * calls[c].n);
-        sgr_segment *n = sgr_sh_add_segment(a, cl, lim);
-        if (!n)
+        if (add_inner_argv(a, cl, si, argv, nw, SGR_NEST_WRAPPED, 0, lim) < 0)
             return -2;
-        x = &cl->seg[si];
-        n->argv = argv;
-        n->argc = nw;
-        n->redirs = x->redirs;
-        n->nredirs = x->nredirs;
-        n->pipeline = x->pipeline;
-        n->pipe_index = x->pipe_index;
-        n->pipe_len = x->pipe_len;
-        n->connector = x->connector;
-        n->parent = (int32_t)si;
-        n->nest = SGR_NEST_WRAPPED;
-        n->depth = (uint16_t)(x->depth + 1);
-        n->flags = x->flags & (SGR_SEG_SUBSHELL | SGR_SEG_CONTROL | SGR_SEG_FUNCDEF | SGR_SEG_BACKGROUND);
-        n->span = x->span;
-        check_program(n);
     }
     return 0;
 }
