@@ -113,7 +113,11 @@ typedef enum {
     SGC_CL_RUNS_FILE,            /* runs operand */
     SGC_CL_NO_STDIN,             /* stdin nothing: never runs a program read from stdin */
     SGC_CL_TREE,                 /* tree operands: an operand REV:PATH also names PATH */
-    SGC_CL_TEXT_ALL              /* text operands: every operand is text (echo, printf) */
+    SGC_CL_TEXT_ALL,             /* text operands: every operand is text (echo, printf) */
+    SGC_CL_LINKS,                /* links { OPTS }: given one, the sources are link texts,
+                                  * read from the link's directory (ln -s) */
+    SGC_CL_LINKS_UNLESS          /* ... unless { OPTS }: not when one of these is given
+                                  * (ln -r makes the text from a cwd-relative source) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

@@ -563,8 +563,9 @@ static int emit_progspecs(emitter *e)
                         && cl->kind != SGC_CL_CODE && cl->kind != SGC_CL_STDIN && cl->kind != SGC_CL_FLAGS
                         && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
                         && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE
-                        && cl->kind != SGC_CL_TEXT_ALL)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_TEXT_ALL && cl->kind != SGC_CL_LINKS
+                        && cl->kind != SGC_CL_LINKS_UNLESS)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -636,6 +637,10 @@ static int emit_progspecs(emitter *e)
         emit_optlist(e, d, SGC_CL_CODE, SGC_CL_CODE, &ps.code_off, &ps.code_len);
         emit_optlist(e, d, SGC_CL_STDIN, SGC_CL_STDIN, &ps.stdin_off, &ps.stdin_len);
         emit_optlist(e, d, SGC_CL_FLAGS, SGC_CL_FLAGS, &ps.flag_off, &ps.flag_len);
+        emit_optlist(e, d, SGC_CL_LINKS, SGC_CL_LINKS, &ps.link_off, &ps.link_len);
+        emit_optlist(e, d, SGC_CL_LINKS_UNLESS, SGC_CL_LINKS_UNLESS, &ps.linkrel_off, &ps.linkrel_len);
+        if (ps.link_len && !(ps.flags & SGT_PROG_COPIES))
+            sgc_error(c, d->loc, "a 'links' clause needs 'copies' (the sources it reads as link texts are the ones 'copies' names)");
         if (ps.exec_len && !ps.end_len)
             sgc_error(c, d->loc, "an 'exec' clause needs an 'end' clause (the words that end the inner command)");
         buf_add(&e->sec[SGT_SEC_PROGSPECS], &ps, sizeof ps);

@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE EXPANDS.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS.
 
 %left OR.
 %left AND.
@@ -121,6 +121,10 @@ clause(C) ::= WRITES(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_WRITES, &K
 clause(C) ::= TREE(K) OPERANDS.       { C = sgc_clause_new(ps, SGC_CL_TREE, &K, NULL, NULL); }
 clause(C) ::= TEXT(K) OPERANDS.       { C = sgc_clause_new(ps, SGC_CL_TEXT_ALL, &K, NULL, NULL); }
 clause(C) ::= COPIES(K).              { C = sgc_clause_new(ps, SGC_CL_COPIES, &K, NULL, NULL); }
+clause(C) ::= LINKS(K) LBRACE cwords(W) RBRACE.     { C = sgc_clause_new(ps, SGC_CL_LINKS, &K, W, NULL); }
+clause(C) ::= LINKS(K) LBRACE cwords(W) RBRACE UNLESS(U) LBRACE cwords(V) RBRACE. {
+    C = sgc_clause_push(sgc_clause_new(ps, SGC_CL_LINKS, &K, W, NULL), sgc_clause_new(ps, SGC_CL_LINKS_UNLESS, &U, V, NULL));
+}
 clause(C) ::= RUNS(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_RUNS_FILE, &K, NULL, NULL); }
 clause(C) ::= STDIN(K) NOTHING.       { C = sgc_clause_new(ps, SGC_CL_NO_STDIN, &K, NULL, NULL); }
 cwords(L) ::= .                       { L = NULL; }

@@ -132,6 +132,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "is"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_IS; }
         "operands"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERANDS; }
         "copies"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_COPIES; }
+        "links"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LINKS; }
         "redirect"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REDIRECT; }
         "writes"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WRITES; }
         "reads"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_READS; }

@@ -340,6 +340,10 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         optlist(&d, "argv0", p->argv0_off, p->argv0_len);
         optlist(&d, "code", p->code_off, p->code_len);
         optlist(&d, "flags", p->flag_off, p->flag_len);
+        if (p->link_len) {
+            optlist(&d, "links", p->link_off, p->link_len);
+            optlist(&d, "unless", p->linkrel_off, p->linkrel_len);
+        }
         if (p->flags & SGT_PROG_STDIN) {
             /* written even when empty: the clause itself is the flag */
             puts_(&d, " stdin {");

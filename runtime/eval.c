@@ -2344,6 +2344,134 @@ static int add_operand(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap, con
     return 0;
 }
 
+/* ---- link texts -----------------------------------------------------------------
+ * A symbolic link's text is read from the directory the link is in, not from the
+ * cwd: `ln -s ../dist/index.js bin/cli` makes bin/cli point to dist/index.js.  For
+ * a program declared `links { OPTS }` (and `copies`), given one of OPTS and none
+ * of its `unless` options, each relative source that names a path as written is
+ * a path candidate from every directory the link may be in, and not from the cwd
+ * (the program opens no source): under each directory an option value names
+ * (-t DIR: a value whose meaning the declaration does not say, -S SUFFIX, is
+ * read as such a directory too, which only adds candidates), under the last
+ * operand (a directory: DEST/basename) and, for one source and a DEST without
+ * a trailing '/' that is not a directory now (on a line of this segment alone),
+ * beside it (DEST itself), or the cwd for a lone source.  Every place the link can be is checked, so reading more
+ * places is stricter, never laxer.  Sources a shell still expands, and every
+ * source when the last operand is one, are read as any operand is. */
+
+static int plain_word(uint32_t flags);
+static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o, size_t n);
+
+/* Is segment s a link maker whose sources are link texts (see above)? */
+static int link_texts(const sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm)
+{
+    if (!s->spec)
+        return 0;
+    const sgt_progspec *ps = &c->t->progs[s->spec - 1];
+    if (!(ps->flags & SGT_PROG_COPIES) || !ps->link_len || nm->npos <= nm->text_ops)
+        return 0;
+    int on = 0;
+    for (uint32_t i = 0; i < nm->nopts; i++) {
+        uint32_t b = opt_bits(c, ps, nm->opts[i].s, nm->opts[i].len);
+        if (b & SGR_OPT_LINKREL)
+            return 0;
+        on |= (b & SGR_OPT_LINK) != 0;
+    }
+    const sgr_word *d = &s->argv[nm->pos[nm->npos - 1]];
+    return on && plain_word(d->flags);
+}
+
+/* Path candidate DIR/SRC (DIR's flags: a ~ or an expansion in it stays one). */
+static int add_joined(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *d, uint32_t dl, uint32_t df,
+                      const char *w, uint32_t wl)
+{
+    if (!dl || (dl == 1 && d[0] == '.'))
+        return add_path(c, nm, cap, w, wl, 0);
+    char *j = sg_arena_alloc(&c->arena, (size_t)dl + 1 + wl + 1);
+    if (!j)
+        return -1;
+    memcpy(j, d, dl);
+    uint32_t n = dl;
+    if (!(dl == 1 && d[0] == '/'))
+        j[n++] = '/';
+    memcpy(j + n, w, wl);
+    n += wl;
+    j[n] = '\0';
+    return add_path(c, nm, cap, j, n, df);
+}
+
+/* Is d[0..dl) a directory (not a link to one) from every directory segment si
+ * may run in, with nothing else on the line that could remove or replace it
+ * first?  Then `ln -s SRC d` makes d/SRC's basename, and only that is read. */
+static int link_dir_now(sgr_ctx *c, uint32_t si, const sgr_word *d, uint32_t dl)
+{
+    const sgr_norm *nm = &c->res.norm[si];
+    if (c->res.cl.nseg != 1 || (d->flags & SGR_W_TILDE) || nm->cwd_unknown || !nm->ncwds)
+        return 0;
+    lookups_begin(c);
+    uint32_t n = d->text[0] == '/' ? 1 : nm->ncwds;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *cwd = d->text[0] == '/' ? "" : nm->cwds[k];
+        size_t cl = strlen(cwd);
+        char p[4096];
+        if (cl + 1 + dl + 1 > sizeof p)
+            return 0;
+        memcpy(p, cwd, cl);
+        size_t pl = cl;
+        if (cl)
+            p[pl++] = '/';
+        memcpy(p + pl, d->text, dl);
+        p[pl + dl] = '\0';
+        size_t ll;
+        if (sgr_pc_lstat(c->pc, p, NULL, 0, &ll) != SGR_PC_DIR)
+            return 0;
+    }
+    return 1;
+}
+
+/* Segment si's operands as link texts (link_texts is true). */
+static int add_link_texts(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    uint32_t k = nm->npos - nm->text_ops, nv = 0;
+    const sgr_word *d = &s->argv[nm->pos[nm->npos - 1]];
+    for (uint32_t v = 0; v < nm->nvals; v++)
+        nv += !(nm->vflags[v] & SGR_V_TEXT);
+    /* DEST without trailing slashes, and the directory it is in */
+    uint32_t dl = d->len;
+    while (dl > 1 && d->text[dl - 1] == '/')
+        dl--;
+    uint32_t pl = dl;
+    while (pl && d->text[pl - 1] != '/')
+        pl--;
+    uint32_t ppl = pl > 1 ? pl - 1 : pl;    /* "a/b" -> "a", "/b" -> "/", "b" -> "" */
+    /* DEST may be the link itself: one source and no trailing '/', and DEST is not
+     * a directory that stays one until ln runs */
+    int beside = k == 2 && dl == d->len && !link_dir_now(c, si, d, dl);
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        int last = i + 1 == nm->npos;
+        int dest = last && k > 1;           /* the link (or its directory) itself */
+        int source = !last || k == 1 || nv;
+        int rel = plain_word(w->flags) && !(w->flags & SGR_W_TILDE) && w->len && w->text[0] != '/';
+        if ((dest || (source && !rel)) && add_operand(c, si, nm, cap, w) < 0)
+            return -1;
+        if (!source || !rel)
+            continue;
+        for (uint32_t v = 0; v < nm->nvals; v++)
+            if (!(nm->vflags[v] & SGR_V_TEXT)
+                && add_joined(c, nm, cap, nm->vals[v].s, nm->vals[v].len, nm->vflags[v], w->text, w->len) < 0)
+                return -1;
+        if (k == 1 && !nv && add_path(c, nm, cap, w->text, w->len, w->flags) < 0)
+            return -1;
+        if (!last && add_joined(c, nm, cap, d->text, dl, d->flags, w->text, w->len) < 0)
+            return -1;
+        if (!last && beside && add_joined(c, nm, cap, d->text, ppl, d->flags, w->text, w->len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Resolve the path operands of segment si once, on first use. */
 static int resolve_paths(sgr_ctx *c, uint32_t si)
 {
@@ -2354,9 +2482,14 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     c->mk_seg = si;                         /* what segments before it make */
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
-    for (uint32_t i = nm->text_ops; i < nm->npos; i++)
-        if (add_operand(c, si, nm, &cap, &s->argv[nm->pos[i]]) < 0)
+    if (link_texts(c, s, nm)) {
+        if (add_link_texts(c, si, nm, &cap) < 0)
             return -1;
+    } else {
+        for (uint32_t i = nm->text_ops; i < nm->npos; i++)
+            if (add_operand(c, si, nm, &cap, &s->argv[nm->pos[i]]) < 0)
+                return -1;
+    }
     for (uint32_t i = 0; i < nm->nvals; i++)
         if (!(nm->vflags[i] & SGR_V_TEXT)
             && add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 5u
+#define SGT_VERSION 6u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -243,6 +243,9 @@ typedef struct sgt_progspec {
                                            * program from stdin (sh -s); SGT_PROG_STDIN */
     uint32_t flag_off, flag_len;          /* PROGOPTS: options that take no value (a word
                                            * spelling one is no abbreviation) */
+    uint32_t link_off, link_len;          /* PROGOPTS: options that make the sources link
+                                           * texts, read from the link's directory (ln -s) */
+    uint32_t linkrel_off, linkrel_len;    /* PROGOPTS: options that undo that (ln -r) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

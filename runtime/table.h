@@ -147,6 +147,8 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_CODE   0x100u         /* code_off: its value is the program (not shell) */
 #define SGR_OPT_STDIN  0x200u         /* stdin_off: the program is read from stdin */
 #define SGR_OPT_FLAG   0x400u         /* flag_off: takes no value */
+#define SGR_OPT_LINK   0x800u         /* link_off: the sources are link texts (ln -s) */
+#define SGR_OPT_LINKREL 0x1000u       /* linkrel_off: ... made from cwd-relative ones (ln -r) */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -176,8 +178,10 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(argv0,  SGR_OPT_ARGV0,  "argv0",  "argv0 options") \
     X(code,   SGR_OPT_CODE,   "code",   "code options") \
     X(stdin,  SGR_OPT_STDIN,  "stdin",  "stdin options") \
-    X(flag,   SGR_OPT_FLAG,   "flags",  "flag options")
-#define SGR_NPROG_LISTS 11
+    X(flag,   SGR_OPT_FLAG,   "flags",  "flag options") \
+    X(link,   SGR_OPT_LINK,   "links",  "link options") \
+    X(linkrel, SGR_OPT_LINKREL, "unless", "relative-link options")
+#define SGR_NPROG_LISTS 13
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;
