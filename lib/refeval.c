@@ -2558,6 +2558,135 @@ static uint32_t ref_loop_words(const sg_ref *ref, uint32_t si, const sgr_word *w
     return in_body ? n : 0;
 }
 
+static int ref_dir_now(sg_ref *ref, uint32_t si, const sgr_word *d, size_t n);
+
+/* docs/language.md `links`: operand i of segment si (a link maker given a
+ * links option) read as the text of a symbolic link.  1: its paths are added
+ * here; 0: it is read as any operand (also the link itself: the last of two or
+ * more, a word with ~, an expansion or a glob, an absolute one); 2: both. */
+static int ref_link_text(sg_ref *ref, uint32_t si, uint32_t i, const char *cwd, const char *root)
+{
+    const sgr_segment *s = &ref->r->cl.seg[si];
+    const sgr_norm *nm = &ref->r->norm[si];
+    const sgr_word *w = &s->argv[nm->pos[i]], *dest = &s->argv[nm->pos[nm->npos - 1]];
+    uint32_t nops = nm->npos - nm->text_ops;
+    int dirs_given = 0;
+    for (uint32_t v = 0; v < nm->nvals; v++)
+        if (!(nm->vflags[v] & SGR_V_TEXT))
+            dirs_given = 1;
+    int is_last = i == nm->npos - 1;
+    if (is_last && nops > 1 && !dirs_given)
+        return 0;                            /* only the link's own name */
+    if ((w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE)) || !w->len || w->text[0] == '/')
+        return 0;
+    /* with -t DIR the last of several operands is a source too, and the link's name */
+    int also = is_last && nops > 1;
+    /* the directories the link may be in */
+    const char *dirs[64];
+    size_t dlen[64];
+    uint32_t dflags[64], nd = 0;
+    for (uint32_t v = 0; v < nm->nvals && nd < 62; v++)
+        if (!(nm->vflags[v] & SGR_V_TEXT)) {
+            dirs[nd] = nm->vals[v].s;
+            dlen[nd] = nm->vals[v].len;
+            dflags[nd++] = nm->vflags[v];
+        }
+    if (nops == 1 && !dirs_given) {
+        dirs[nd] = ".";
+        dlen[nd] = 1;
+        dflags[nd++] = 0;
+    }
+    if (nops > 1 && !is_last) {
+        size_t n = dest->len;
+        int slash = n > 1 && dest->text[n - 1] == '/';
+        while (n > 1 && dest->text[n - 1] == '/')
+            n--;
+        dirs[nd] = dest->text;
+        dlen[nd] = n;
+        dflags[nd++] = dest->flags;
+        if (nops == 2 && !slash && !ref_dir_now(ref, si, dest, n)) {
+            size_t k = n;
+            while (k > 0 && dest->text[k - 1] != '/')
+                k--;
+            dirs[nd] = k == 0 ? "." : dest->text;
+            dlen[nd] = k == 0 ? 1 : k == 1 ? 1 : k - 1;
+            dflags[nd++] = k == 0 ? 0 : dest->flags;
+        }
+    }
+    for (uint32_t k = 0; k < nd; k++) {
+        size_t jl = dlen[k] + 1 + w->len;
+        char *j = sg_malloc(jl + 1);
+        if (!j)
+            return -1;
+        int rc;
+        if (dlen[k] == 1 && dirs[k][0] == '.') {
+            rc = add_path(ref, cwd, root, w->text, w->len, 0);
+        } else {
+            int root_dir = dlen[k] == 1 && dirs[k][0] == '/';
+            snprintf(j, jl + 1, "%.*s%s%.*s", (int)dlen[k], dirs[k], root_dir ? "" : "/", (int)w->len, w->text);
+            rc = add_path(ref, cwd, root, j, strlen(j), dflags[k]);
+        }
+        sg_free(j);
+        if (rc < 0)
+            return -1;
+    }
+    return also ? 2 : 1;
+}
+
+/* docs/language.md `links`: a DEST that is a directory now (lstat, from every
+ * place), on a line of one segment, holds the link and is not it. */
+static int ref_dir_now(sg_ref *ref, uint32_t si, const sgr_word *d, size_t n)
+{
+    const char *block = ref->cwd[si];
+    if (ref->r->cl.nseg != 1 || (d->flags & SGR_W_TILDE) || block[0] == 'U' || !block[1])
+        return 0;
+    for (const char *p = block + 1; *p; p += strlen(p) + 1) {
+        char buf[PATH_MAX * 2];
+        if (d->text[0] == '/')
+            snprintf(buf, sizeof buf, "%.*s", (int)n, d->text);
+        else
+            snprintf(buf, sizeof buf, "%s/%.*s", p, (int)n, d->text);
+        struct stat st;
+        if (lstat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+            return 0;
+    }
+    return 1;
+}
+
+/* docs/language.md `path outside workspace`: each quoted string in a code
+ * option's value, as written, is a path; past 32 of them the value names a
+ * place known only at run time. */
+static int ref_code_literals(sg_ref *ref, const char *cwd, const char *root, const char *v, size_t vl)
+{
+    const char *p = v, *end = v + vl;
+    int count = 0;
+    while (p < end) {
+        const char *q = p;
+        while (q < end && *q != '\'' && *q != '"' && *q != '`')
+            q++;
+        if (q == end)
+            break;
+        const char *open = q++, *start = q;
+        while (q < end && *q != *open) {
+            if (*q == '\\' && q + 1 < end)
+                q++;
+            q++;
+        }
+        if (q > end)
+            q = end;
+        if (q > start) {
+            if (++count > 32) {
+                ref->outside = 1;
+                return 0;
+            }
+            if (add_path(ref, cwd, root, start, (size_t)(q - start), 0) < 0)
+                return -1;
+        }
+        p = q < end ? q + 1 : end;
+    }
+    return 0;
+}
+
 /* The path candidates of segment si: operands, option values, redirection
  * targets (not descriptor copies or heredocs), assignment values with a '/',
  * a loop's words; not what a program's declaration makes text.  The paths of redirection i are
@@ -2582,6 +2711,13 @@ static int seg_paths(sg_ref *ref, uint32_t si)
      * `text operand` and its `text` options' values */
     for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
         const sgr_word *w = &s->argv[nm->pos[i]];
+        if (nm->links) {
+            int r = ref_link_text(ref, si, i, cwd, root);
+            if (r < 0)
+                return -1;
+            if (r == 1)
+                continue;
+        }
         const sgr_word *lw[64];
         uint32_t nlw = ref_loop_words(ref, si, w, lw, 64);
         if (!nlw && add_path(ref, cwd, root, w->text, w->len, w->flags) < 0)
@@ -2590,9 +2726,12 @@ static int seg_paths(sg_ref *ref, uint32_t si)
             if (add_path(ref, cwd, root, lw[k]->text, lw[k]->len, lw[k]->flags) < 0)
                 return -1;
     }
-    for (uint32_t i = 0; i < nm->nvals; i++)
+    for (uint32_t i = 0; i < nm->nvals; i++) {
         if (!(nm->vflags[i] & SGR_V_TEXT) && add_path(ref, cwd, root, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
+        if ((nm->vflags[i] & SGR_V_CODE) && ref_code_literals(ref, cwd, root, nm->vals[i].s, nm->vals[i].len) < 0)
+            return -1;
+    }
     if (s->nredirs > ref->caprd) {
         uint32_t *f = sg_realloc(ref->rfirst, sizeof *f * s->nredirs);
         if (f)

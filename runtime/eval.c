@@ -2362,11 +2362,20 @@ static int add_operand(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap, con
 static int plain_word(uint32_t flags);
 static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o, size_t n);
 
-/* Is segment s a link maker whose sources are link texts (see above)? */
+/* Is segment s a link maker whose sources are link texts (see above)?  Not
+ * when what it makes depends on words the line does not show: more arguments
+ * (xargs ln -s SRC DEST: DEST is not the last), or find -exec's {} (find . is
+ * one of the names {} stands for). */
 static int link_texts(const sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm)
 {
     if (!s->spec)
         return 0;
+    for (const sgr_segment *a = s;; a = &c->res.cl.seg[a->parent]) {
+        if ((a->flags & SGR_SEG_MOREARGS) || a->nest == SGR_NEST_EXEC)
+            return 0;                       /* (under a wrapper too: xargs nice ln) */
+        if (a->parent < 0 || a->nest != SGR_NEST_WRAPPED)
+            break;
+    }
     const sgt_progspec *ps = &c->t->progs[s->spec - 1];
     if (!(ps->flags & SGT_PROG_COPIES) || !ps->link_len || nm->npos <= nm->text_ops)
         return 0;
@@ -2378,6 +2387,11 @@ static int link_texts(const sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm
         on |= (b & SGR_OPT_LINK) != 0;
     }
     const sgr_word *d = &s->argv[nm->pos[nm->npos - 1]];
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        if (memmem(w->text, w->len, "{}", 2))
+            return 0;                       /* find -exec's name, under any wrapper */
+    }
     return on && plain_word(d->flags);
 }
 
@@ -2472,6 +2486,44 @@ static int add_link_texts(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap)
     return 0;
 }
 
+/* A code option's value is the program's own code (python3 -c, node -e): each
+ * string literal in it ('...', "...", `...`; a backslash escapes the next byte)
+ * is a path candidate as written, from the cwd, since the code may open it
+ * (open('package.json'), require('./x.json')): a snippet rule's `not path
+ * outside workspace` and the secrets rules see what it names.  Past
+ * CODE_MAX_LITERALS literals the value counts as naming a place known only at
+ * run time.  The value itself stays a candidate too. */
+#define CODE_MAX_LITERALS 32
+static int add_code_literals(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *v, uint32_t vl)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vl; i++) {
+        char q = v[i];
+        if (q != '\'' && q != '"' && q != '`')
+            continue;
+        uint32_t b = ++i;
+        while (i < vl && v[i] != q)
+            i += v[i] == '\\' ? 2 : 1;
+        if (i > vl)
+            i = vl;
+        if (i == b)
+            continue;
+        if (++n > CODE_MAX_LITERALS) {
+            if (path_room(c, nm, cap) < 0)
+                return -1;
+            mark_unknown(nm, v, vl);
+            nm->paths[nm->npaths].s = v;
+            nm->paths[nm->npaths].len = vl;
+            nm->ppat[nm->npaths] = NULL;
+            nm->pin[nm->npaths++] = 0;
+            return 0;
+        }
+        if (add_path(c, nm, cap, v + b, i - b, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Resolve the path operands of segment si once, on first use. */
 static int resolve_paths(sgr_ctx *c, uint32_t si)
 {
@@ -2482,7 +2534,7 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
     c->mk_seg = si;                         /* what segments before it make */
     const sgr_segment *s = &c->res.cl.seg[si];
     uint32_t cap = 0;
-    if (link_texts(c, s, nm)) {
+    if (nm->links) {
         if (add_link_texts(c, si, nm, &cap) < 0)
             return -1;
     } else {
@@ -2490,10 +2542,13 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
             if (add_operand(c, si, nm, &cap, &s->argv[nm->pos[i]]) < 0)
                 return -1;
     }
-    for (uint32_t i = 0; i < nm->nvals; i++)
+    for (uint32_t i = 0; i < nm->nvals; i++) {
         if (!(nm->vflags[i] & SGR_V_TEXT)
             && add_path(c, nm, &cap, nm->vals[i].s, nm->vals[i].len, nm->vflags[i]) < 0)
             return -1;
+        if ((nm->vflags[i] & SGR_V_CODE) && add_code_literals(c, nm, &cap, nm->vals[i].s, nm->vals[i].len) < 0)
+            return -1;
+    }
     if (s->nredirs && !(nm->rpath = sg_arena_zalloc(&c->arena, sizeof *nm->rpath * 2 * s->nredirs)))
         return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
@@ -2609,6 +2664,8 @@ static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o
  * is text once the normaliser is unsure what a word is (unsure). */
 static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b, int unsure)
 {
+    if (b & SGR_OPT_CODE)
+        return SGR_V_CODE;
     return !unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
 }
 
@@ -2817,6 +2874,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (push_val(nm, vcap, w->text + at, w->len - at, w->flags & ~SGR_W_TILDE) < 0)
                 return -1;
         }
+    nm->links = link_texts(c, s, nm);
     return 0;
 }
 

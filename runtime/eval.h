@@ -39,6 +39,9 @@ typedef struct sgr_norm {
     uint32_t text_ops;                /* operands pos[0 .. text_ops) are text, not files
                                        * (a program's `text operand`: grep's pattern,
                                        * git's command; `text operands`: echo's words) */
+    int links;                        /* the operands are the texts of symbolic links
+                                       * (a `links` declaration: ln -s), read from the
+                                       * directory each link is in (eval.c "link texts") */
     const char *cwd;                  /* cwd this segment runs in if every `cd` before it
                                        * on the line succeeded (for messages and hooks) */
     const char *const *cwds;          /* every cwd it may run in: the caller's and each
@@ -73,6 +76,9 @@ typedef struct sgr_norm {
 /* In vflags: the value is a whole argv word (-o FILE), which `arg` has already
  * tested as one. */
 #define SGR_V_WORD 0x40000000u
+/* In vflags: the value of a program's `code` option (python3 -c CODE): the
+ * program's own code, whose string literals are path candidates too. */
+#define SGR_V_CODE 0x20000000u
 
 /* A name an earlier segment of the line may make (docs/language.md "Files made on
  * the line"): what segment seg writes (a redirection, `tee FILE`: src.s NULL) or
