@@ -116,8 +116,10 @@ typedef enum {
     SGC_CL_TEXT_ALL,             /* text operands: every operand is text (echo, printf) */
     SGC_CL_LINKS,                /* links { OPTS }: given one, the sources are link texts,
                                   * read from the link's directory (ln -s) */
-    SGC_CL_LINKS_UNLESS          /* ... unless { OPTS }: not when one of these is given
+    SGC_CL_LINKS_UNLESS,         /* ... unless { OPTS }: not when one of these is given
                                   * (ln -r makes the text from a cwd-relative source) */
+    SGC_CL_NORUN                 /* runs nothing { OPTS }: a wrapper given one of these
+                                  * runs no command (command -v NAME describes NAME) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

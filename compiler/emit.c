@@ -639,6 +639,7 @@ static int emit_progspecs(emitter *e)
         emit_optlist(e, d, SGC_CL_FLAGS, SGC_CL_FLAGS, &ps.flag_off, &ps.flag_len);
         emit_optlist(e, d, SGC_CL_LINKS, SGC_CL_LINKS, &ps.link_off, &ps.link_len);
         emit_optlist(e, d, SGC_CL_LINKS_UNLESS, SGC_CL_LINKS_UNLESS, &ps.linkrel_off, &ps.linkrel_len);
+        emit_optlist(e, d, SGC_CL_NORUN, SGC_CL_NORUN, &ps.norun_off, &ps.norun_len);
         if (ps.link_len && !(ps.flags & SGT_PROG_COPIES))
             sgc_error(c, d->loc, "a 'links' clause needs 'copies' (the sources it reads as link texts are the ones 'copies' names)");
         if (ps.exec_len && !ps.end_len)

@@ -106,6 +106,7 @@ clause(C) ::= TEXT(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_TEXT_OPERA
 clause(C) ::= TEXT(K) OPERAND UNLESS LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_TEXT_OPERAND, &K, W, NULL); }
 clause(C) ::= SKIP(K) WORD(N).        { C = sgc_clause_new(ps, SGC_CL_SKIP, &K, NULL, &N); }
 clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHING, &K, NULL, NULL); }
+clause(C) ::= RUNS(K) NOTHING LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_NORUN, &K, W, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }
 clause(C) ::= PERMUTE(K).             { C = sgc_clause_new(ps, SGC_CL_PERMUTE, &K, NULL, NULL); }
 clause(C) ::= JOIN(K).                { C = sgc_clause_new(ps, SGC_CL_JOIN, &K, NULL, NULL); }

@@ -357,6 +357,14 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             putf(&d, " skip %u", p->skip);
         if (p->flags & SGT_PROG_RUNS_NOTHING)
             puts_(&d, " runs nothing");
+        if (p->norun_len) {
+            puts_(&d, " runs nothing {");
+            for (uint32_t k = 0; k < p->norun_len; k++) {
+                put(&d, " ", 1);
+                qstr(&d, sgr_str(t, t->progopts[p->norun_off + k]));
+            }
+            puts_(&d, " }");
+        }
         if (p->flags & SGT_PROG_NO_STDIN)
             puts_(&d, " stdin nothing");
         if (p->flags & SGT_PROG_ASSIGNMENTS)

@@ -246,6 +246,8 @@ typedef struct sgt_progspec {
     uint32_t link_off, link_len;          /* PROGOPTS: options that make the sources link
                                            * texts, read from the link's directory (ln -s) */
     uint32_t linkrel_off, linkrel_len;    /* PROGOPTS: options that undo that (ln -r) */
+    uint32_t norun_off, norun_len;        /* PROGOPTS: options with which a wrapper runs no
+                                           * command (command -v) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

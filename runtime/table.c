@@ -811,7 +811,7 @@ static int hash_progopts(sgr_table *t)
                 }
                 _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
                                 | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
-                                | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL)
+                                | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN)
                                <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
                 if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
                     t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;

@@ -149,6 +149,7 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_FLAG   0x400u         /* flag_off: takes no value */
 #define SGR_OPT_LINK   0x800u         /* link_off: the sources are link texts (ln -s) */
 #define SGR_OPT_LINKREL 0x1000u       /* linkrel_off: ... made from cwd-relative ones (ln -r) */
+#define SGR_OPT_NORUN  0x2000u        /* norun_off: a wrapper given it runs nothing */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -180,8 +181,9 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(stdin,  SGR_OPT_STDIN,  "stdin",  "stdin options") \
     X(flag,   SGR_OPT_FLAG,   "flags",  "flag options") \
     X(link,   SGR_OPT_LINK,   "links",  "link options") \
-    X(linkrel, SGR_OPT_LINKREL, "unless", "relative-link options")
-#define SGR_NPROG_LISTS 13
+    X(linkrel, SGR_OPT_LINKREL, "unless", "relative-link options") \
+    X(norun,  SGR_OPT_NORUN,  "runs-nothing", "runs-nothing options")
+#define SGR_NPROG_LISTS 14
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;

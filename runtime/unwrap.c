@@ -505,6 +505,8 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
                 /* a long option or an exact short one */
                 size_t nl = eq && w->text[1] == '-' ? (size_t)(eq - w->text) : w->len;
                 uint32_t nb = nl == w->len ? wb : sgr_progopt_bits(t, ps, w->text, nl);
+                if (nb & SGR_OPT_NORUN)
+                    return 0;                /* command -v NAME: describes, runs nothing */
                 if (nb & SGR_OPT_SCRIPT) {
                     if (eq && w->text[1] == '-') {
                         int r = add_script(a, cl, si, eq + 1, (uint32_t)(w->len - nl - 1), w->span, lim);
@@ -540,6 +542,8 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
             for (uint32_t k = 1; k < w->len; k++) {
                 char o[2] = { '-', w->text[k] };
                 uint32_t ob = sgr_progopt_bits(t, ps, o, 2);
+                if (ob & SGR_OPT_NORUN)
+                    return 0;
                 if (ob & SGR_OPT_SCRIPT) {
                     if (k + 1 < w->len) {
                         int r = add_script(a, cl, si, w->text + k + 1, w->len - k - 1, w->span, lim);
