@@ -9,11 +9,16 @@ complete, so the default pack admits a snippet only when all of it is spelled in
 a small token grammar whose every token is harmless (rules/default.rules,
 "snippets"):
 
-- names a snippet may call are listed (print, len, sorted, console.log, ...);
-  any other name only ever stands before a dot, and what follows the dot is one of
-  the listed attributes (version, join, keys, ...), so nothing unlisted is called
-  or indexed: no exec, eval, open with two arguments, getattr, os.system,
+- names a snippet may call are listed (print, len, sorted, ...), and so are the
+  modules and objects whose listed attributes it may use (sys.version,
+  os.path.join, console.log, process.versions.node): nothing unlisted is called or
+  indexed, no exec, eval, open with two arguments, getattr, os.system,
   process.env, os.environ.values(), constructor.constructor, 'system'('id');
+- any other module is only asked for its version or name, as a value given to a
+  call (print(numpy.__version__)): a module's attributes may run anything when
+  called (sh.find is the program find, execa.node runs node), and a required
+  JavaScript module is never a value at all, only its data given straight to
+  console.log, Object.keys or JSON.stringify (require('execa')('id') runs id);
 - string literals have no escapes, no interpolation (no f-strings, no ${...},
   no #{...}, no $ in PHP) and no triple quotes, so where a string starts and ends
   is where the language says it does; no comments, regex literals, backticks,
@@ -133,26 +138,37 @@ PY_ATTRS = ['version', 'version_info', '__version__', 'VERSION', '__file__', '__
             'count', 'index', 'find', 'rfind', 'append', 'extend', 'sort', 'reverse', 'exit']
 
 
+PY_HEADS = ['sys', 'os', 'json', 'math', 'platform', 'datetime', 'time', 'hashlib', 'yaml', 'string',
+            'shlex', 'statistics', 'textwrap']
+# what any imported module may be asked for, as a value only (inside a call's
+# parentheses): a module's attributes may run anything when called (sh.find is
+# the program find), but these are its version and name
+PY_VALUES = ['__version__', 'VERSION', 'version', '__file__', '__name__']
+
+
 def python():
     s = r"""('[^'\\\x0a]+'|"[^"\\\x0a]+")"""           # no empty string: no triple quote
     attr = r'\.' + alt(PY_ATTRS)
     opn = r'open\(' + s + r'\)(\.read\(\)|\.readlines\(\))?'
     dotted = NAME + r'(\.' + NAME + ')*'
-    g = Grammar(['O', 'W'])
-    N, ANY = ['O'], ['O', 'W']
-    g.tok('(' + alt(PY_CALLS) + '|' + PY_LETTERS + ')', N, 'W')
-    g.tok(NAME + '(' + attr + ')+', N, 'W')                   # any name only before .ATTR
-    g.tok(NAME + '(' + attr + r')*\.(load|safe_load)\(' + opn + r'\)', N, 'O')
-    g.tok('[0-9]+(\\.[0-9]+)?', N, 'W')
-    g.tok('import' + SP + '+' + dotted + '(' + SP + '*,' + SP + '*' + dotted + ')*', N, 'W')
-    g.tok(NAME + SP + '*=', N, 'O')                          # keyword argument, assignment
-    g.tok(opn, N, 'O')
-    g.tok(s, N, 'O')
-    g.tok(attr, ANY, 'W')
-    g.tok(r'\.(load|safe_load)\(' + opn + r'\)', ANY, 'O')
-    g.tok(r'[-+*/%<>=!~^&|,:;()\[\]{}]', ANY, 'O')
-    g.tok(SP + '+', ANY, 'O')
-    return g.regex()
+    # Tokens by their first and last byte: a word token (starts with a name
+    # byte) never follows one that ends with a name byte (letters must not
+    # spell exec; an f before a quote is an f-string).  So the snippet is a run
+    # of tokens that end in a non-name byte, each but the first possibly after
+    # a word and its attributes.
+    # (a listed call or a letter may take attributes too: a variable holds only
+    # what listed tokens make; a listed module must)
+    fw_w = ('(' + alt(PY_CALLS) + '|' + PY_LETTERS + '|' + alt(PY_HEADS) + attr
+            + '|[0-9]+(\\.[0-9]+)?|import' + SP + '+' + dotted + '(' + SP + '*,' + SP + '*' + dotted
+            + ')*)')
+    fw_o = ('(' + NAME + r'\.' + alt(PY_VALUES) + SP + '*[),]'      # any module's version, as a value
+            + r'|(json\.load|yaml\.safe_load)\(' + opn + r'\)'
+            + '|' + NAME + SP + '*='                                # keyword argument, assignment
+            + '|' + opn + ')')
+    fo_w = attr
+    fo_o = '(' + s + r'|[-+*/%<>=!~^&|,:;()\[\]{}]|' + SP + ')'
+    after_word = '(' + fw_w + '|' + fo_w + ')(' + fo_w + ')*'
+    return '^(' + fo_o + '|' + fw_o + '|' + after_word + fo_o + ')*(' + after_word + ')?$'
 
 
 PY_YES = ["print(2**20)", "import sys; print(sys.version)", "import sys;print(sys.version_info[:2])",
@@ -177,12 +193,16 @@ PY_NO = ["import os; os.system('id')", "exec('print(1)')", "eval('1')", "__impor
          "import jsonpickle; jsonpickle.decode('{}')", "breakpoint()", "input()", "help()",
          "print(b'x')", "print(rb'x')", "print(u'x')", "import shutil; shutil.rmtree('.')",
          "import os; os.remove('x')", "import webbrowser; webbrowser.open('http://x')",
-         "print(open('a' + 'b').read())", "print(1)\nimport os", "print(vars())"]
+         "print(open('a' + 'b').read())", "print(1)\nimport os", "print(vars())",
+         "import sh; sh.find('/', '-delete')", "import sh; print(sh.version())", "import sh; sh.node('-e', 'x')",
+         "import pickle; print(pickle.load(open('x')))", "import yaml; print(yaml.load(open('x')))",
+         "import app; app.__version__()", "import app; print(app.version (1))", "print(app.versionx(1))"]
 
 # ---- JavaScript (node -e, -p) -------------------------------------------------------
-JS_CALLS = ['true', 'false', 'null', 'undefined', 'NaN', 'Infinity', 'typeof', 'new', 'let', 'const',
-            'var', 'of', 'in', 'instanceof', 'parseInt', 'parseFloat', 'Number', 'String', 'Boolean',
-            'Array', 'Object', 'JSON', 'Math', 'Date', 'isNaN', 'isFinite']
+JS_CALLS = ['parseInt', 'parseFloat', 'Number', 'String', 'Boolean', 'Array', 'Date', 'isNaN',
+            'isFinite']
+JS_VALUES = ['true', 'false', 'null', 'undefined', 'NaN', 'Infinity', 'typeof', 'new', 'let', 'const',
+             'var', 'of', 'in', 'instanceof']
 JS_ATTRS = ['log', 'error', 'info', 'warn', 'table', 'dir', 'version', 'versions', 'node', 'v8',
             'platform', 'arch', 'release', 'pid', 'uptime', 'cwd', 'execPath', 'argv', 'title',
             'memoryUsage', 'exit', 'stringify', 'parse', 'now', 'toISOString', 'toString',
@@ -196,25 +216,46 @@ JS_ATTRS = ['log', 'error', 'info', 'warn', 'table', 'dir', 'version', 'versions
             'dirname', 'extname', 'modules', 'openssl', 'uv', 'icu', 'unicode', 'tz']
 
 
+JS_HEADS = ['console', 'process', 'Object', 'Array', 'JSON', 'Math', 'Date', 'Number', 'String',
+            'Boolean', 'Deno']
+# what a package's manifest or any module may be asked for, as data only
+JS_DATA = ['version', 'name', 'scripts', 'dependencies', 'devDependencies', 'peerDependencies',
+           'optionalDependencies', 'engines', 'main', 'module', 'type', 'bin', 'workspaces',
+           'description', 'license', 'private', 'packageManager', 'files', 'keywords']
+
+
 def node():
     s = r"""('[^'\\\x0a]*'|"[^"\\\x0a]*")"""
-    attr = r'\.' + alt(JS_ATTRS)
-    # O: after an operator or an opening bracket; E: after a value (a closing
-    # bracket, a string, a word and a blank): '[' there would index it; W: a word
-    g = Grammar(['O', 'E', 'W'])
-    OE, ANY = ['O', 'E'], ['O', 'E', 'W']
-    g.tok('(' + alt(JS_CALLS) + '|[a-z])', OE, 'W')
-    g.tok(NAME + '(' + attr + ')+', OE, 'W')
-    g.tok('[0-9]+(\\.[0-9]+)?', OE, 'W')
-    g.tok(r'require\(' + s + r'\)', OE, 'E')
-    g.tok(s, OE, 'E')
-    g.tok(attr, ANY, 'W')
-    g.tok(r'\[', ['O'], 'O')
-    g.tok(r'[)\]}]', ANY, 'E')
-    g.tok(r'[-+*%<>=!~^&|,:;?({]', ANY, 'O')
-    g.tok(SP + '+', ['O'], 'O')
-    g.tok(SP + '+', ['E', 'W'], 'E')
-    return g.regex()
+    attrs = [a for a in JS_ATTRS if a != 'node'] + [r'versions\.node']   # execa.node runs node
+    attr = r'\.' + alt(attrs)
+    req = r'require\(' + s + r'\)(\.' + alt(JS_DATA) + ')*'
+    # The tokens by what may follow them: after an operator (or an opening
+    # bracket) anything; after something listed as callable (C: print, x.join)
+    # an attribute, a string, a closing bracket, a blank, an operator or '(';
+    # after a word that is a value (V: a letter, a number, true) the same but
+    # '(' (letters must not spell process, and nothing computed is called);
+    # after any other value or a blank (E) a word too, but no '(' or '['
+    # (x['constructor'], (f)('id')).  A required module is never a value: only
+    # its data, given straight to console.log, Object.keys or JSON.stringify (a
+    # module's function may run anything: require('execa')('id')).  Written as
+    # units that each end in an operator, so the regex stays small.
+    fo_c = attr                                                  # -> C
+    fo_e = '(' + s + r'|[)\]}]|' + SP + ')'                      # -> E
+    heads = '(' + alt(JS_HEADS) + '|' + r"require\(('os'|\"os\")\)" + ')'
+    fw_v = '(' + alt(JS_VALUES) + '|[a-z]|[0-9]+(\\.[0-9]+)?)'  # -> V (with attributes: C)
+    fw_e = r'(console\.log|Object\.keys|JSON\.stringify)\(' + req + r'\)'   # -> E
+    ops = r'[-+*%<>=!~^&|,:;?{]' + SP + '*'
+    x = '(' + alt(JS_CALLS) + '|' + heads + fo_c + '|' + fo_c + ')(' + fo_c + ')*'   # ends after C
+    loop = '(' + fw_e + '|' + fo_e + '|(' + x + '|' + fw_v + '(' + fo_c + ')*)' + fo_e + ')'   # E -> E
+    unit = ('(' + r'[-+*%<>=!~^&|,:;?{(\[]' + SP + '*|' + loop + '*(' + ops + '|' + x + '(' + ops + r'|\('
+            + SP + '*)|' + fw_v + '((' + fo_c + ')+(' + ops + r'|\(' + SP + '*)|' + ops + ')))')
+    return '^' + SP + '*' + unit + '*' + loop + '*(' + x + '|' + fw_v + '(' + fo_c + ')*)?$'
+
+
+def node_require():
+    """A snippet that is one require() of a module's data (node -p)."""
+    s = r"""('[^'\\\x0a]*'|"[^"\\\x0a]*")"""
+    return '^require\\(' + s + r'\)(\.' + alt(JS_DATA) + ')*$'
 
 
 JS_YES = ["process.versions.node", "console.log(process.version)", "console.log(1+2)",
@@ -230,7 +271,11 @@ JS_NO = ["require('child_process').execSync('id')", "process.env", "console.log(
          "console.log(`${1}`)", "console.log(/'/)", "x = 1 // c", "require('fs').readFileSync('x')",
          "({})['constructor']", "a [0]", "import('fs')", "process.binding('fs')",
          "global.process.mainModule.require('child_process')", "console.log('\\x41')",
-         "process['env']", "x?.['constructor']", "console.log($)", "...x", "ab"]
+         "process['env']", "x?.['constructor']", "console.log($)", "...x", "ab",
+         "require('execa')('id')", "(require('execa'))('id')", "[require('x')].map(f => f('id'))",
+         "require('execa').node('-e', 'x')", "const a = require('x').bin; a('id')", "x('id')",
+         "require('x').bin.sort()", "console.log(process)", "Object.entries(process)",
+         "(x => x)(1)", "globalThis.process.env", "setTimeout('x')"]
 
 # ---- Ruby (ruby -e) -------------------------------------------------------------------
 RB_CALLS = ['puts', 'p', 'print', 'pp', 'RUBY_VERSION', 'RUBY_PLATFORM', 'RUBY_ENGINE',
@@ -327,7 +372,7 @@ PERL_NO = ["s/x/system('id')/e", "s/x/@{[ `id` ]}/", "s/x/${\\ `id`}/", "s/(?{ s
 
 LANGS = {
     'python': (python, PY_YES, PY_NO, ['python3', '-c']),
-    'node': (node, JS_YES, JS_NO, ['node', '-p']),
+    'node': (lambda: [node_require(), node()], JS_YES, JS_NO, ['node', '-p']),
     'ruby': (ruby, RB_YES, RB_NO, ['ruby', '-e']),
     'php': (php, PHP_YES, PHP_NO, ['php', '-r']),
     'perl': (perl, PERL_YES, PERL_NO, ['perl', '-pi', '-e']),
@@ -348,14 +393,29 @@ def rule_rx(rx):
     return ''.join(out)
 
 
+class Any:
+    """The set's regexes, as one matcher: a word matches the set when one matches."""
+
+    def __init__(self, rxs):
+        self.rxs = [re.compile(rule_rx(r)) for r in rxs]
+
+    def match(self, w):
+        return any(r.match(w) for r in self.rxs)
+
+
+def regexes(name):
+    r = LANGS[name][0]()
+    return r if isinstance(r, list) else [r]
+
+
 def self_check(name):
-    fn, yes, no, _ = LANGS[name]
-    rx = fn()
-    pyrx = re.compile(rule_rx(rx))
+    _, yes, no, _ = LANGS[name]
+    rxs = regexes(name)
+    pyrx = Any(rxs)
     bad = [s for s in yes if not pyrx.match(s)] + [s for s in no if pyrx.match(s)]
     for s in bad:
         print('%s: %r is %s' % (name, s, 'refused' if s in yes else 'admitted'), file=sys.stderr)
-    return rx, not bad
+    return rxs, not bad
 
 
 SETS = {
@@ -363,13 +423,15 @@ SETS = {
     'perl': 'perl_substitution',
 }
 WHAT = {
-    'python': "python3 -c CODE: listed calls (print, len, sorted, ...), any name only before a\n"
-              "# listed attribute (sys.version, numpy.__version__, os.path.join), import NAME,\n"
+    'python': "python3 -c CODE: listed calls (print, len, sorted, ...), listed modules before\n"
+              "# listed attributes (sys.version, os.path.join), any module's version only as a\n"
+              "# value (print(numpy.__version__)), import NAME,\n"
               "# open('FILE') (.read(), json.load, yaml.safe_load of it), literals with no\n"
               "# escapes, prefixes or triple quotes",
-    'node': "node -e/-p CODE: listed calls and values, any name only before a listed\n"
-            "# attribute (console.log, process.versions.node), require('MODULE'), literals\n"
-            "# with no escapes or templates, and no '[' that would index a value",
+    'node': "node -e/-p CODE: listed calls and values, listed objects before listed\n"
+            "# attributes (console.log, process.versions.node), a module's data only given to\n"
+            "# console.log, Object.keys or JSON.stringify (or alone: require('./package.json')\n"
+            "# .version), literals with no escapes or templates, no call or index of a value",
     'ruby': "ruby -e CODE: listed calls and constants (puts, p, RUBY_VERSION, Time.now),\n"
             "# listed methods, require 'LIB', literals with no escapes or #{}",
     'php': "php -r CODE: listed functions and constants (echo, PHP_VERSION, phpversion()),\n"
@@ -387,10 +449,10 @@ def stdlib_text():
            'pack std.snippets version 1', '']
     ok = True
     for name in LANGS:
-        rx, good = self_check(name)
+        rxs, good = self_check(name)
         ok = ok and good
         out.append('# ' + WHAT[name])
-        out.append('set %s = { /%s/ }' % (SETS[name], rule_rx(rx)))
+        out.append('set %s = { %s }' % (SETS[name], ' '.join('/%s/' % rule_rx(r) for r in rxs)))
         out.append('')
     return '\n'.join(out), ok
 
@@ -419,10 +481,11 @@ def mutate(rng, s):
 
 def main(argv):
     if len(argv) == 2 and argv[1] in LANGS:
-        rx, ok = self_check(argv[1])
+        rxs, ok = self_check(argv[1])
         if not ok:
             return 1
-        print(rule_rx(rx))
+        for rx in rxs:
+            print(rule_rx(rx))
         return 0
     if len(argv) == 3 and argv[1] in ('--check', '--write'):
         path = os.path.join(argv[2], 'stdlib', 'snippets.rules')
@@ -448,8 +511,8 @@ def main(argv):
         mutants = []                       # (argv, the grammar admits it)
         rng = random.Random(1)
         for name, (fn, yes, no, cmd) in LANGS.items():
-            rx, _ = self_check(name)
-            pyrx = re.compile(rule_rx(rx))
+            rxs, _ = self_check(name)
+            pyrx = Any(rxs)
             files = ['lib/a.pm'] if name == 'perl' else []
             for s, w in [(s, True) for s in yes] + [(s, False) for s in no]:
                 lines.append(cmd + [s] + files)
