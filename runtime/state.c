@@ -869,10 +869,20 @@ static void effects(st *x)
 
 uint32_t sgr_state_code_set(const sgr_table *t)
 {
-    for (uint32_t i = 0; i < t->nsets; i++)
-        if (t->sets[i].kind == SGT_SETK_MATCH && strcmp(sgr_str(t, t->sets[i].name), "code_vars") == 0)
+    /* run_refused_vars (std/sets: code_vars, IFS and the interpreters' module
+     * paths, so export PYTHONPATH=/tmp meets module_path_outside), else a pack's
+     * own code_vars */
+    uint32_t code = SGT_NONE;
+    for (uint32_t i = 0; i < t->nsets; i++) {
+        if (t->sets[i].kind != SGT_SETK_MATCH)
+            continue;
+        const char *nm = sgr_str(t, t->sets[i].name);
+        if (strcmp(nm, "run_refused_vars") == 0)
             return i;
-    return SGT_NONE;
+        if (strcmp(nm, "code_vars") == 0)
+            code = i;
+    }
+    return code;
 }
 
 /* A segment worth a look: it assigns one of bash's variables, or runs a builtin that

@@ -22,7 +22,9 @@
 #include "shparse.h"
 #include "table.h"
 
-/* The index of t's set named code_vars, or SGT_NONE. */
+/* The index of t's set named run_refused_vars, else of its set named code_vars, or
+ * SGT_NONE: the variables whose assignment by a builtin is shown as its own
+ * segment. */
 uint32_t sgr_state_code_set(const sgr_table *t);
 
 /* Mark the segments of cl (unwrapped: spec and base set) whose meaning depends on
