@@ -2749,6 +2749,10 @@ static int seg_paths(sg_ref *ref, uint32_t si)
         const sgr_word *t = &rd->target;
         ref->rfirst[i] = ref->npaths;
         ref->rcount[i] = 0;
+        /* an interpreter's here-document is code: its literals are paths */
+        if ((rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING) && nm->code_body
+            && ref_code_literals(ref, cwd, root, t->text, t->len) < 0)
+            return -1;
         if (rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN)
             continue;
         if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))

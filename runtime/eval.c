@@ -2490,7 +2490,8 @@ static int add_link_texts(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap)
  * string literal in it ('...', "...", `...`; a backslash escapes the next byte)
  * is a path candidate as written, from the cwd, since the code may open it
  * (open('package.json'), require('./x.json')): a snippet rule's `not path
- * outside workspace` and the secrets rules see what it names.  Past
+ * outside workspace` and the secrets rules see what it names.  So is each
+ * literal of a here-document or here-string given to such a program.  Past
  * CODE_MAX_LITERALS literals the value counts as naming a place known only at
  * run time.  The value itself stays a candidate too. */
 #define CODE_MAX_LITERALS 32
@@ -2553,6 +2554,9 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
         return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
         const sgr_redir *r = &s->redirs[i];
+        if ((r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING) && nm->code_body
+            && add_code_literals(c, nm, &cap, r->target.text, r->target.len) < 0)
+            return -1;                      /* python3 - <<'EOF' ... open('x') ... EOF */
         if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
             || r->kind == SGR_REDIR_DUP_IN || (r->kind == SGR_REDIR_DUP_OUT
                 && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
@@ -2875,6 +2879,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 return -1;
         }
     nm->links = link_texts(c, s, nm);
+    nm->code_body = ps && ps->code_len;
     return 0;
 }
 

@@ -39,6 +39,9 @@ typedef struct sgr_norm {
     uint32_t text_ops;                /* operands pos[0 .. text_ops) are text, not files
                                        * (a program's `text operand`: grep's pattern,
                                        * git's command; `text operands`: echo's words) */
+    int code_body;                    /* the program has `code` options (an interpreter):
+                                       * a here-document or here-string it is given is
+                                       * code too, whose literals are path candidates */
     int links;                        /* the operands are the texts of symbolic links
                                        * (a `links` declaration: ln -s), read from the
                                        * directory each link is in (eval.c "link texts") */
