@@ -2370,15 +2370,15 @@ static int link_texts(const sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm
 {
     if (!s->spec)
         return 0;
+    const sgt_progspec *ps = &c->t->progs[s->spec - 1];
+    if (!(ps->flags & SGT_PROG_COPIES) || !ps->link_len || nm->npos <= nm->text_ops)
+        return 0;
     for (const sgr_segment *a = s;; a = &c->res.cl.seg[a->parent]) {
         if ((a->flags & SGR_SEG_MOREARGS) || a->nest == SGR_NEST_EXEC)
             return 0;                       /* (under a wrapper too: xargs nice ln) */
         if (a->parent < 0 || a->nest != SGR_NEST_WRAPPED)
             break;
     }
-    const sgt_progspec *ps = &c->t->progs[s->spec - 1];
-    if (!(ps->flags & SGT_PROG_COPIES) || !ps->link_len || nm->npos <= nm->text_ops)
-        return 0;
     int on = 0;
     for (uint32_t i = 0; i < nm->nopts; i++) {
         uint32_t b = opt_bits(c, ps, nm->opts[i].s, nm->opts[i].len);
@@ -2486,6 +2486,20 @@ static int add_link_texts(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap)
     return 0;
 }
 
+/* A path candidate w[0..wl) names a place known only at run time: it counts as
+ * outside every root, and is kept as written for messages. */
+static int add_unknown_path(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char *w, uint32_t wl)
+{
+    if (path_room(c, nm, cap) < 0)
+        return -1;
+    mark_unknown(nm, w, wl);
+    nm->paths[nm->npaths].s = w;
+    nm->paths[nm->npaths].len = wl;
+    nm->ppat[nm->npaths] = NULL;
+    nm->pin[nm->npaths++] = 0;
+    return 0;
+}
+
 /* A code option's value is the program's own code (python3 -c, node -e): each
  * string literal in it ('...', "...", `...`; a backslash escapes the next byte)
  * is a path candidate as written, from the cwd, since the code may open it
@@ -2509,16 +2523,8 @@ static int add_code_literals(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char
             i = vl;
         if (i == b)
             continue;
-        if (++n > CODE_MAX_LITERALS) {
-            if (path_room(c, nm, cap) < 0)
-                return -1;
-            mark_unknown(nm, v, vl);
-            nm->paths[nm->npaths].s = v;
-            nm->paths[nm->npaths].len = vl;
-            nm->ppat[nm->npaths] = NULL;
-            nm->pin[nm->npaths++] = 0;
-            return 0;
-        }
+        if (++n > CODE_MAX_LITERALS)
+            return add_unknown_path(c, nm, cap, v, vl);
         if (add_path(c, nm, cap, v + b, i - b, 0) < 0)
             return -1;
     }
@@ -2589,15 +2595,8 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
                 nm->rpath[2 * i + 1] = nm->rpath[2 * j + 1];
                 continue;
             }
-            if (sw == 2) {
-                if (path_room(c, nm, &cap) < 0)
-                    return -1;
-                mark_unknown(nm, tt, tl);
-                nm->paths[nm->npaths].s = tt;
-                nm->paths[nm->npaths].len = tl;
-                nm->ppat[nm->npaths] = NULL;
-                nm->pin[nm->npaths++] = 0;
-            }
+            if (sw == 2 && add_unknown_path(c, nm, &cap, tt, tl) < 0)
+                return -1;
         } else if (add_path(c, nm, &cap, tt, tl, tf) < 0) {
             return -1;
         }
