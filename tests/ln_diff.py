@@ -9,7 +9,10 @@ below, this runs GNU ln itself by argv (no shell) in a fresh copy of a small
 workspace, follows every link it made with realpath, and compares with the default
 pack's answer for the same line in a pristine copy: allowed exactly when every link
 made (and the place it is made) lies inside the workspace, asked ('copy_outside')
-otherwise.  Nothing but ln runs; the links point at names that hold nothing.
+otherwise.  Lines of the form `rm -rf DIR && ln -s SRC DIR` run both steps, each by
+argv, in order: a directory the line removes first is the link itself when ln runs.
+Nothing but ln, rm and rmdir runs, on the scratch copy; the links point at names that
+hold nothing.
 
 usage: ln_diff.py SHELLGATE
 """
@@ -53,6 +56,12 @@ def lines():
         for d in ["bin", "sub/deep/", "sub"]:
             yield "ln %s ../dist/index.js ../../x %s" % (o, d)
             yield "ln %s dist/index.js x %s" % (o, d)
+    # a directory an earlier command of the line removes is no directory when ln
+    # runs: DEST is then the link itself (each step run by argv, in order)
+    for pre in ["rm -rf bin", "rmdir bin", "rm -rf sub/deep", "rmdir sub/deep"]:
+        d = pre.split()[-1]
+        for s in SOURCES:
+            yield "%s && ln -s %s %s" % (pre, s, d)
 
 
 def made_outside(line, base):
@@ -62,19 +71,17 @@ def made_outside(line, base):
         shutil.rmtree(base)
     os.makedirs(base)
     ws = workspace(base)
-    before = set()
-    for dp, dn, fn in os.walk(base):
-        before.update(os.path.join(dp, n) for n in dn + fn)
-    r = subprocess.run(shlex.split(line), cwd=ws, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
-                       capture_output=True, timeout=30)
-    if r.returncode != 0:
-        return None
+    for step in line.split(" && "):             # no shell: each step by argv
+        r = subprocess.run(shlex.split(step), cwd=ws, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+                           capture_output=True, timeout=30)
+        if r.returncode != 0:
+            return None
     out = False
     made = 0
     for dp, dn, fn in os.walk(base):
         for n in dn + fn:
             p = os.path.join(dp, n)
-            if p in before or not os.path.islink(p):
+            if not os.path.islink(p):           # (the workspace has no link of its own)
                 continue
             made += 1
             real = os.path.realpath(p)
@@ -116,11 +123,14 @@ def main():
                 outside_seen += 1
             else:
                 inside_seen += 1
-            got = a.get("decision")
-            if got != want or (out and a.get("rule") != "default:copy_outside"):
+            # the ln segment's own decision (an rm before it is the pack's business)
+            seg = [g for g in a.get("segments", []) if g.get("argv", [""])[0] == "ln"]
+            got = seg[0].get("decision") if seg else None
+            rule = seg[0].get("rule") if seg else None
+            if got != want or (out and rule != "default:copy_outside"):
                 bad += 1
                 print("MISMATCH %s: ln's links are %s the workspace; shellgate: %s (%s)"
-                      % (c, "outside" if out else "inside", got, a.get("rule")))
+                      % (c, "outside" if out else "inside", got, rule))
         print("ln_diff: %d lines, %d compared (%d inside, %d outside), %d mismatches"
               % (len(cases), compared, inside_seen, outside_seen, bad))
         if compared < 200 or not inside_seen or not outside_seen:
