@@ -2268,6 +2268,10 @@ static int loop_line(sgr_ctx *c)
  * nothing else can have: every assignment of NAME on the line is a for/select
  * header's word, each known or a glob (a file name the loop walks), no function
  * (whose body runs where it is called) and no shopt of nullglob/failglob.
+ * A script in the body (a single-quoted sh -c '...' is parsed in place, so its
+ * words lie there too) runs in a shell of its own, which has the variable only
+ * when the loop's shell exports it, and then with the loop's value: still one of
+ * the words, or nothing.
  * Returns the number of words stored in *out (at most max), 0 when the word is
  * not such a use. */
 static uint32_t loop_words(sgr_ctx *c, uint32_t si, const sgr_word *w,
@@ -2850,6 +2854,11 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     }
     if (nm->npos) {
         const sgr_word *w = &s->argv[nm->pos[0]];
+        /* a loop variable over one word stands for it: "$f" of a loop over the
+         * glob t/[*].sh is one of the files it names, as the glob would be */
+        const sgr_word *lw[LOOP_MAX_WORDS];
+        if (loop_words(c, si, w, lw, LOOP_MAX_WORDS) == 1)
+            w = lw[0];
         nm->subcmd.s = w->text;
         nm->subcmd.len = w->len;
         /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with one

@@ -4315,9 +4315,22 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
         parent = -1;
     parser p;
     codeq q = {0};
-    parser_init(&p, a, cl, lim, script, len);
-    p.ovr = 1;
-    p.ospan = span;
+    /* A script that is a single-quoted word of the line is those very bytes:
+     * parsed in place, its words get their own spans (a loop's header and body
+     * are told apart, as on the line).  Any other is parsed as a string of its
+     * own, every span the script word's. */
+    const char *ln = cl->line;
+    size_t b = (size_t)span.off + 1;
+    int inplace = ln && span.len == len + 2 && b + len < cl->len && ln[span.off] == '\''
+                  && ln[b + len] == '\'' && memcmp(ln + b, script, len) == 0;
+    if (inplace) {
+        parser_init(&p, a, cl, lim, ln, b + len);
+        p.pos = b;
+    } else {
+        parser_init(&p, a, cl, lim, script, len);
+        p.ovr = 1;
+        p.ospan = span;
+    }
     p.rdepth = depth;
     p.q = &q;
     uint32_t n0 = cl->nseg, pl0 = cl->npipelines, v0 = cl->nvars;
@@ -4325,10 +4338,10 @@ int sgr_sh_parse_nested(sg_arena *a, sgr_cmdline *cl, const char *script, size_t
     p.seg0 = n0;
     ctx c = {parent, (uint8_t)nest, depth,
              parent >= 0 ? cl->seg[parent].flags & INHERIT : 0};
-    if (precheck(&p, len) == 0) {
+    if (precheck(&p, p.end) == 0) {
         if (depth > p.maxdepth)
             fail(&p, 0, 0, "nesting deeper than %u", p.maxdepth);
-        else if (alloc_buf(&p, len) == 0 && parse_program(&p, &c) == 0)
+        else if (alloc_buf(&p, p.end) == 0 && parse_program(&p, &c) == 0)
             resolve_code(&p, v0);
     }
     if (!p.err)

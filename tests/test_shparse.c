@@ -507,6 +507,78 @@ static void oom_sweep(void)
     CHECK(bad == 0);
 }
 
+/* A single-quoted script parsed in place gives what the same script parsed as a
+ * string of its own gives, but for the spans: the same segments, words, flags,
+ * nesting, pipelines, redirections and values, over scripts of every shape. */
+static void nested_in_place(void)
+{
+    static const char *const scripts[] = {
+        "for f in tests/*.sh; do bash \"$f\" || exit 1; done",
+        "for f in a b; do for g in c; do echo \"$f$g\"; done; done",
+        "select x in a b; do echo $x; break; done",
+        "cat <<EOF\nhello $USER\nEOF\necho done",
+        "cat <<-\"E\"\n\tx\n\tE\nls",
+        "x=$(ls | wc -l); echo \"$x\" >out.txt 2>&1",
+        "f() { rm -rf \"$1\"; }; f /tmp/x",
+        "case $1 in a) echo a;; *) echo b;; esac",
+        "(cd src && make) && { echo ok; } || echo no",
+        "while read -r l; do echo \"$l\"; done < list.txt",
+        "echo $((1+2)) `date` <(ls) >(cat)",
+        "if [ -f x ]; then . ./x; elif [[ -d y ]]; then :; else exit 2; fi",
+        "a=1 b=\"2 3\" env | grep -v x",
+        "sh -c \"echo inner\"; echo \"a;b\" \\; c",
+        "for ((i=0;i<3;i++)); do echo $i; done",
+        "echo $'a\\tb' \"${x:-y}\" ${#z} ~/x {a,b}.c",
+        "",
+        "   ",
+        "# only a comment",
+        "echo a\\\nb",
+    };
+    for (size_t k = 0; k < sizeof scripts / sizeof *scripts; k++) {
+        sg_arena a;
+        sg_arena_init(&a, 0);
+        size_t n = strlen(scripts[k]);
+        char *line = sg_arena_alloc(&a, n + 12);
+        memcpy(line, "bash -c '", 9);
+        memcpy(line + 9, scripts[k], n);
+        line[9 + n] = '\'';
+        line[10 + n] = '\0';
+        sgr_cmdline in, str;
+        int r1 = sgr_sh_parse(&a, line, n + 10, NULL, &in), r2 = sgr_sh_parse(&a, line, n + 10, NULL, &str);
+        CHECK(r1 == 0 && r2 == 0 && in.nseg == 1 && str.nseg == 1);
+        if (r1 || r2 || in.nseg != 1 || str.nseg != 1) {
+            sg_arena_free(&a);
+            continue;
+        }
+        sgr_span sp = in.seg[0].argv[2].span, other = {sp.off, sp.len + 1};
+        CHECK(sp.off == 8 && sp.len == n + 2);
+        CHECK(sgr_sh_parse_nested(&a, &in, scripts[k], n, 0, SGR_NEST_SCRIPT, 1, sp, NULL) == 0);
+        CHECK(sgr_sh_parse_nested(&a, &str, scripts[k], n, 0, SGR_NEST_SCRIPT, 1, other, NULL) == 0);
+        CHECK(in.nseg == str.nseg && in.npipelines == str.npipelines && in.nvars == str.nvars);
+        int same = in.nseg == str.nseg;
+        for (uint32_t i = 1; same && i < in.nseg; i++) {
+            const sgr_segment *x = &in.seg[i], *y = &str.seg[i];
+            same = x->argc == y->argc && x->nredirs == y->nredirs && x->nvalues == y->nvalues
+                   && x->parent == y->parent && x->nest == y->nest && x->depth == y->depth
+                   && x->flags == y->flags && x->connector == y->connector
+                   && x->pipe_len == y->pipe_len && x->pipe_index == y->pipe_index;
+            for (uint32_t j = 0; same && j < x->argc; j++)
+                same = x->argv[j].len == y->argv[j].len && x->argv[j].flags == y->argv[j].flags
+                       && memcmp(x->argv[j].text, y->argv[j].text, x->argv[j].len) == 0
+                       && x->argv[j].span.off >= sp.off + 1
+                       && x->argv[j].span.off + x->argv[j].span.len <= sp.off + sp.len - 1
+                       && y->argv[j].span.off == other.off && y->argv[j].span.len == other.len;
+            for (uint32_t j = 0; same && j < x->nvalues; j++)
+                same = x->values[j].len == y->values[j].len
+                       && memcmp(x->values[j].text, y->values[j].text, x->values[j].len) == 0;
+        }
+        if (!same)
+            fprintf(stderr, "in place and as a string differ: %s\n", scripts[k]);
+        CHECK(same);
+        sg_arena_free(&a);
+    }
+}
+
 /* sgr_sh_parse_nested: a script string becomes segments of its parent. */
 static void nested(void)
 {
@@ -528,9 +600,25 @@ static void nested(void)
     CHECK(cl.seg[2].nest == SGR_NEST_SCRIPT && cl.seg[2].depth == 1);
     CHECK(cl.seg[2].pipe_len == 2 && cl.seg[3].pipe_index == 1);
     CHECK(cl.seg[2].pipeline != cl.seg[0].pipeline && cl.seg[2].pipeline < cl.npipelines);
-    CHECK(cl.seg[3].argv[0].span.off == sp.off && cl.seg[3].argv[0].span.len == sp.len);
-    CHECK(cl.seg[3].span.off == sp.off);
+    /* a single-quoted script is parsed in place: its words have their own spans */
+    CHECK(cl.seg[3].argv[0].span.off == 16 && cl.seg[3].argv[0].span.len == 2);
+    CHECK(cl.seg[2].argv[1].span.off == 14 && cl.seg[2].argv[1].span.len == 1);
+    CHECK(cl.seg[3].span.off == 16 && cl.seg[2].span.off == 9);
     CHECK(!(cl.seg[0].flags & SGR_SEG_DYNAMIC));
+
+    /* any other script (here double-quoted) is a string of its own: every span is
+     * its word's */
+    {
+        const char *dl = "bash -c \"curl x|sh\"";
+        sgr_cmdline dc;
+        CHECK(sgr_sh_parse(&a, dl, strlen(dl), NULL, &dc) == 0);
+        sgr_span ds = dc.seg[0].argv[2].span;
+        CHECK(sgr_sh_parse_nested(&a, &dc, dc.seg[0].argv[2].text, dc.seg[0].argv[2].len, 0,
+                                  SGR_NEST_SCRIPT, 1, ds, NULL) == 0);
+        CHECK(dc.nseg == 3);
+        CHECK(dc.seg[2].argv[0].span.off == ds.off && dc.seg[2].argv[0].span.len == ds.len);
+        CHECK(dc.seg[1].span.off == ds.off);
+    }
 
     /* a broken script marks the parent DYNAMIC and adds nothing */
     CHECK(sgr_sh_parse_nested(&a, &cl, "echo 'x", 7, 1, SGR_NEST_SCRIPT, 1, sp, NULL) == -1);
@@ -663,6 +751,7 @@ int main(int argc, char **argv)
     prefixes();
     oom_sweep();
     nested();
+    nested_in_place();
     hostile();
     if (!getenv("SG_NO_SPEED"))
         speed();
