@@ -5,6 +5,7 @@
  * part of the CLI contract (DESIGN.md). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,8 +484,10 @@ static ssize_t case_getline(char **line, size_t *cap, FILE *f, char **held, unsi
 }
 
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
- * line "#policy NAME" names the policy unless -p does.  The command is the text
- * before the LAST two (or one) " ; " separators, so commands may contain ';'. */
+ * line "#policy NAME" names the policy unless -p does; "#cwd DIR" runs the lines
+ * after it in DIR (relative to the case file's directory; "#cwd" alone: the
+ * default again).  The command is the text before the LAST two (or one) " ; "
+ * separators, so commands may contain ';'. */
 static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_ctx *shared_ctx,
                          unsigned *pass, unsigned *fail)
 {
@@ -493,7 +496,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return EX_NOINPUT;
     }
-    char *line = NULL, *held = NULL;
+    char *line = NULL, *held = NULL, *case_cwd = NULL;
     size_t cap = 0;
     unsigned ln = 0, nread = 0;
     sg_policy *p = shared;
@@ -513,6 +516,25 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             if (!p) {
                 rc = st;
                 break;
+            }
+            continue;
+        }
+        if (strncmp(s, "#cwd", 4) == 0 && (s[4] == '\0' || s[4] == ' ' || s[4] == '\t')) {
+            free(case_cwd);
+            case_cwd = NULL;
+            const char *d = trim(s + 4);
+            if (*d) {
+                const char *slash = strrchr(path, '/');
+                int base = d[0] == '/' || !slash ? 0 : (int)(slash - path);
+                char joined[PATH_MAX];
+                int jn = snprintf(joined, sizeof joined, "%.*s%s%s", base, path, base ? "/" : "", d);
+                if (jn < 0 || (size_t)jn >= sizeof joined || !(case_cwd = realpath(joined, NULL))) {
+                    fprintf(stderr, "%s:%u: #cwd: cannot use '%s': %s\n", path, ln, d,
+                            jn < 0 || (size_t)jn >= sizeof joined ? "name too long" : strerror(errno));
+                    (*fail)++;
+                    rc = EX_NOINPUT;
+                    break;
+                }
             }
             continue;
         }
@@ -538,11 +560,12 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             (*fail)++;
             continue;
         }
-        if (sg_run_case(ctx, p->t, path, ln, cmd, (uint32_t)d, rule, NULL, report_fail, NULL))
+        if (sg_run_case(ctx, p->t, path, ln, cmd, (uint32_t)d, rule, case_cwd, report_fail, NULL))
             (*pass)++;
         else
             (*fail)++;
     }
+    free(case_cwd);
     free(line);
     free(held);
     fclose(f);

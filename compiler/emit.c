@@ -314,6 +314,8 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_PIPED_TO: op(b, SGT_OP_PIPED_TO, 0, set_of(c->set)); break;
     case SGC_C_DYNAMIC: op(b, SGT_OP_DYNAMIC, 0, 0); *flags |= SGT_RULE_DYNAMIC; break;
     case SGC_C_MOREARGS: op(b, SGT_OP_MOREARGS, 0, 0); break;
+    case SGC_C_MODULE_AT: op(b, SGT_OP_MODULE_AT, (uint32_t)sgc_tok_number(&c->num), 0); break;
+    case SGC_C_CWD_OUTSIDE: op(b, SGT_OP_CWD_OUTSIDE, 0, 0); break;
     case SGC_C_LUA: op(b, SGT_OP_LUA, 0, c->hook < 0 ? 0 : (uint32_t)c->hook); *flags |= SGT_RULE_LUA; break;
     case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
         op(b, SGT_OP_TEXT, 0, set_of(c->set));
@@ -564,8 +566,8 @@ static int emit_progspecs(emitter *e)
                         && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
                         && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE
                         && cl->kind != SGC_CL_TEXT_ALL && cl->kind != SGC_CL_LINKS
-                        && cl->kind != SGC_CL_LINKS_UNLESS)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_LINKS_UNLESS && cl->kind != SGC_CL_CWD)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'cwd', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -626,7 +628,7 @@ static int emit_progspecs(emitter *e)
             sgc_error(c, d->loc, "'%s' has both 'stdin { ... }' and 'stdin nothing'", v[i].name);
         /* lookup, argv0 and code options take a value too */
         emit_optlist_kinds(e, d, 1u << SGC_CL_VALUE | 1u << SGC_CL_TEXT | 1u << SGC_CL_LOOKUP | 1u << SGC_CL_ARGV0
-                                 | 1u << SGC_CL_CODE, &ps.value_off, &ps.value_len);
+                                 | 1u << SGC_CL_CODE | 1u << SGC_CL_CWD, &ps.value_off, &ps.value_len);
         emit_optlist(e, d, SGC_CL_SCRIPT, SGC_CL_SCRIPT, &ps.script_off, &ps.script_len);
         emit_optlist(e, d, SGC_CL_EXEC, SGC_CL_EXEC, &ps.exec_off, &ps.exec_len);
         emit_optlist(e, d, SGC_CL_END, SGC_CL_END, &ps.end_off, &ps.end_len);
@@ -640,6 +642,7 @@ static int emit_progspecs(emitter *e)
         emit_optlist(e, d, SGC_CL_LINKS, SGC_CL_LINKS, &ps.link_off, &ps.link_len);
         emit_optlist(e, d, SGC_CL_LINKS_UNLESS, SGC_CL_LINKS_UNLESS, &ps.linkrel_off, &ps.linkrel_len);
         emit_optlist(e, d, SGC_CL_NORUN, SGC_CL_NORUN, &ps.norun_off, &ps.norun_len);
+        emit_optlist(e, d, SGC_CL_CWD, SGC_CL_CWD, &ps.cwd_off, &ps.cwd_len);
         if (ps.link_len && !(ps.flags & SGT_PROG_COPIES))
             sgc_error(c, d->loc, "a 'links' clause needs 'copies' (the sources it reads as link texts are the ones 'copies' names)");
         if (ps.exec_len && !ps.end_len)

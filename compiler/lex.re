@@ -164,6 +164,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "permute"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PERMUTE; }
         "join"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_JOIN; }
         "moreargs"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MOREARGS; }
+        "module"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MODULE; }
         "lookup"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LOOKUP; }
         "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
         "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }

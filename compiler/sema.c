@@ -464,6 +464,11 @@ static void check_cond(sema *s, sgc_cond *c)
                       (int)c->num.len, c->num.text);
         lower_matcher(s, c->set, SGT_SETK_MATCH);
         return;
+    case SGC_C_MODULE_AT:
+        if (sgc_tok_number(&c->num) < 1 || sgc_tok_number(&c->num) > 0xffff)
+            sgc_error(s->c, c->num.loc, "'module at' needs a position from 1 to 65535, not '%.*s'",
+                      (int)c->num.len, c->num.text);
+        return;
     case SGC_C_ARGC: {
         static const char *const cmps[] = { "==", "!=", "<", "<=", ">", ">=" };
         int ok = 0;

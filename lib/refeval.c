@@ -1,5 +1,6 @@
 /* refeval.c - the reference evaluator of the differential oracle (refeval.h):
  * docs/language.md "Conditions" and "Decisions" read as plainly as possible. */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2469,6 +2470,90 @@ done:
     return rc;
 }
 
+/* module at N inside workspace (docs/language.md): argv[at] names a Python module
+ * that, from every place the segment may run in, is a file of the workspace --
+ * each enclosing package a directory holding __init__.py, the module a package
+ * holding __init__.py and __main__.py or else NAME.py, each a regular file that
+ * resolves inside the root -- on a line that makes no file. */
+/* 'i' a regular file inside the root, 'o' some other file or a place known only
+ * at run time, 'n' nothing there, 0 out of memory */
+static char ref_module_file(sg_ref *ref, const char *place, const char *root, const char *rel)
+{
+    int unknown = 0;
+    char *p = resolve(ref, place, rel, strlen(rel), place, &unknown);
+    if (!p)
+        return 0;
+    struct stat st;
+    char k = unknown ? 'o' : stat(p, &st) != 0 ? 'n'
+             : within(p, strlen(p), root) && S_ISREG(st.st_mode) ? 'i' : 'o';
+    sg_free(p);
+    return k;
+}
+
+static int ref_module(sg_ref *ref, uint32_t si, long at)
+{
+    const sgr_segment *s = &ref->r->cl.seg[si];
+    if (at < 1 || at >= (long)s->argc || ref->r->nmade)
+        return 0;
+    const sgr_word *w = &s->argv[at];
+    if (w->flags & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE | SGR_W_ANSIC | SGR_W_ARRAY))
+        return 0;
+    if (w->len == 0 || w->len > 255)
+        return 0;
+    /* dotted identifiers: a.b_c.d2 */
+    char name[256];
+    memcpy(name, w->text, w->len);
+    name[w->len] = '\0';
+    for (char *part = name;;) {
+        char *dot = strchr(part, '.');
+        size_t pl = dot ? (size_t)(dot - part) : strlen(part);
+        if (pl == 0 || !(isalpha((unsigned char)part[0]) || part[0] == '_'))
+            return 0;
+        for (size_t k = 1; k < pl; k++)
+            if (!(isalnum((unsigned char)part[k]) || part[k] == '_'))
+                return 0;
+        if (!dot)
+            break;
+        part = dot + 1;
+    }
+    const char *places = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
+    if (!places || places[0] == 'U' || !places[1])
+        return 0;
+    for (const char *place = places + 1; *place; place += strlen(place) + 1) {
+        char rel[300];
+        /* the enclosing packages */
+        for (size_t k = 0; name[k]; k++) {
+            if (name[k] != '.')
+                continue;
+            memcpy(rel, name, k);
+            rel[k] = '\0';
+            for (size_t j = 0; j < k; j++)
+                if (rel[j] == '.')
+                    rel[j] = '/';
+            strcat(rel, "/__init__.py");
+            char pk = ref_module_file(ref, place, root, rel);
+            if (pk != 'i')
+                return pk ? 0 : -1;
+        }
+        char path[256];
+        strcpy(path, name);
+        for (char *q = path; *q; q++)
+            if (*q == '.')
+                *q = '/';
+        snprintf(rel, sizeof rel, "%s/__init__.py", path);
+        char init = ref_module_file(ref, place, root, rel);
+        if (!init)
+            return -1;
+        if (init == 'o')
+            return 0;           /* a package outside, or unknown: it wins */
+        snprintf(rel, sizeof rel, init == 'i' ? "%s/__main__.py" : "%s.py", path);
+        char mod = ref_module_file(ref, place, root, rel);
+        if (mod != 'i')
+            return mod ? 0 : -1;
+    }
+    return 1;
+}
+
 /* A loop variable's use: the source of word w is exactly "$NAME", "${NAME}", or
  * unquoted $NAME / ${NAME}, and lies in the body of a loop over NAME (between its
  * header's last word and 'done'); NAME is assigned only by for/select headers, each
@@ -3118,6 +3203,22 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
     case SGC_C_PIPED_TO: return piped(ref, si, set, 0);
     case SGC_C_DYNAMIC: return (s->flags & SGR_SEG_DYNAMIC) != 0;
     case SGC_C_MOREARGS: return (s->flags & SGR_SEG_MOREARGS) != 0;
+    case SGC_C_CWD_OUTSIDE: {
+        /* some place the segment may work in is outside the root, or unknown */
+        const char *places = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];
+        if (!places || places[0] == 'U')
+            return 1;
+        for (const char *p = places + 1; *p; p += strlen(p) + 1)
+            if (!within(p, strlen(p), root))
+                return 1;
+        return 0;
+    }
+    case SGC_C_MODULE_AT: {
+        int mr = ref_module(ref, si, tok_num(&c->num));
+        if (mr < 0)
+            ref->oom = 1;
+        return mr > 0;
+    }
     case SGC_C_LINE_RUNS:
         /* any segment of the line runs a program (basename) in the set */
         for (uint32_t j = 0; j < ref->r->cl.nseg; j++) {
@@ -3342,6 +3443,45 @@ static int seg_cwds(sg_ref *ref, const char *cwd)
                     dl_add(&mine, d);
             }
             mine.unknown = src->unknown;
+        }
+        /* a `cwd` option's value (env -C DIR, git -C DIR): the segment, and what
+         * it runs, work there as well, each value taken from the places so far */
+        const sgr_norm *nm = &ref->r->norm[i];
+        for (uint32_t v = 0; v < nm->nvals && rc == 0; v++) {
+            if (!(nm->vflags[v] & SGR_V_CWD))
+                continue;
+            uint32_t fl = nm->vflags[v] & (SGR_W_UNKNOWN | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE);
+            /* with braces, each word they make (bash drops the empty ones) */
+            sg_arena ba;
+            sg_arena_init(&ba, 0);
+            const char *ws[8] = { nm->vals[v].s };
+            uint32_t wl[8] = { nm->vals[v].len };
+            int nw = nm->vals[v].len ? 1 : 0;
+            if (fl & SGR_W_BRACE) {
+                nw = sgr_sx_braces(&ba, nm->vals[v].s, nm->vals[v].len, ws, wl, 8);
+                fl &= ~(uint32_t)SGR_W_BRACE;
+            }
+            if (nw == -2)
+                rc = -1;
+            else if (nw <= 0)
+                mine.unknown = 1;
+            for (int k = 0; k < nw && rc == 0; k++) {
+                dirlist add = { { 0 }, 0, 0 };
+                int ch = ref_cd_word(ref, &mine, &add, ws[k], wl[k], fl, 0);
+                if (ch < 0)
+                    rc = -1;
+                else if (ch != 1)
+                    mine.unknown = 1;
+                for (uint32_t j = 0; j < add.n && rc == 0; j++) {
+                    char *d = sg_strndup(add.d[j], strlen(add.d[j]));
+                    if (!d)
+                        rc = -1;
+                    else
+                        dl_add(&mine, d);
+                }
+                dl_clear(&add);
+            }
+            sg_arena_free(&ba);
         }
         sg_free(ref->cwd[i]);
         ref->cwd[i] = rc == 0 ? dl_block(&mine) : NULL;

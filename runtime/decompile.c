@@ -150,6 +150,8 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_PIPED_TO: puts_(d, "piped to "); matcher(d, b); break;
     case SGT_OP_DYNAMIC: puts_(d, "dynamic"); break;
     case SGT_OP_MOREARGS: puts_(d, "moreargs"); break;
+    case SGT_OP_MODULE_AT: putf(d, "module at %u inside workspace", a); break;
+    case SGT_OP_CWD_OUTSIDE: puts_(d, "cwd outside workspace"); break;
     case SGT_OP_LUA: puts_(d, "lua "); qstr(d, sgr_str(d->t, d->t->hooks[b].name)); break;
     case SGT_OP_TEXT: puts_(d, "text contains "); matcher(d, b); break;
     case SGT_OP_LINE_RUNS: puts_(d, "line runs "); matcher(d, b); break;
@@ -340,6 +342,7 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         optlist(&d, "argv0", p->argv0_off, p->argv0_len);
         optlist(&d, "code", p->code_off, p->code_len);
         optlist(&d, "flags", p->flag_off, p->flag_len);
+        optlist(&d, "cwd", p->cwd_off, p->cwd_len);
         if (p->link_len) {
             optlist(&d, "links", p->link_off, p->link_len);
             optlist(&d, "unless", p->linkrel_off, p->linkrel_len);

@@ -247,6 +247,7 @@ static uint32_t op_needs(sgr_ctx *c, uint32_t op, uint32_t a, uint32_t b, const 
     case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
     case SGT_OP_ARG_ANY: return F_ARGS;
     case SGT_OP_ARG_AT: return a >= 1 ? F_ARGS : F_PROG;
+    case SGT_OP_MODULE_AT: return F_ARGS;
     case SGT_OP_PATH_OUTSIDE: case SGT_OP_PATH_IS: return F_PATHS;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS: return F_REDIRS;
     case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL: return F_ASSIGNS;
@@ -2335,6 +2336,91 @@ static uint32_t loop_words(sgr_ctx *c, uint32_t si, const sgr_word *w,
     return inside ? n : 0;
 }
 
+/* ---- module at N inside workspace ------------------------------------------
+ * python -m NAME runs the first module NAME the interpreter finds, and it looks in
+ * the directory it runs in first (after its builtin and frozen modules, which run
+ * no file): the workspace's own app.py, or else an installed or standard one
+ * (python -m http.server serves files).  argv[a] is such a module of the
+ * workspace when, from every directory the segment may run in, each package on
+ * the way (a of a.b) is a directory with __init__.py and NAME itself is a
+ * package with __init__.py and __main__.py or, failing the package, NAME.py --
+ * every such file a regular file that resolves inside the roots.  A package
+ * without __init__.py is a namespace one, which an installed package of the same
+ * name would win over.  Never on a line that makes files: the module may be
+ * one it writes. */
+
+/* cwd/rel[0..rl) + suffix: 1 a regular file inside the roots, 2 a file that is
+ * not (or a place known only at run time), 0 none; -1 out of memory. */
+static int module_file(sgr_ctx *c, const char *cwd, const char *rel, uint32_t rl, const char *suffix)
+{
+    char f[256 + 16];
+    uint32_t sl = (uint32_t)strlen(suffix);
+    memcpy(f, rel, rl);
+    memcpy(f + rl, suffix, sl + 1);
+    uint32_t outl;
+    int unk;
+    char *r = resolve_path(c, cwd, f, rl + sl, 0, &outl, NULL, &unk);
+    if (!r)
+        return -1;
+    if (unk)
+        return 2;
+    struct stat st;
+    if (stat(r, &st) != 0)
+        return 0;
+    int in = 0;
+    for (uint32_t i = 0; i < c->nroots && !in; i++)
+        in = under(r, outl, c->roots[i]);
+    return in && S_ISREG(st.st_mode) ? 1 : 2;
+}
+
+/* 1 when argv[a] of segment si is a module of the workspace (above), 0 when not,
+ * -1 out of memory. */
+static int module_inside(sgr_ctx *c, uint32_t si, uint32_t a)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_norm *nm = &c->res.norm[si];
+    if (a >= s->argc || (s->argv[a].flags & ~(uint32_t)SGR_W_QUOTED) || c->res.nmade
+        || nm->cwd_unknown || !nm->ncwds)
+        return 0;
+    const char *m = s->argv[a].text;
+    uint32_t ml = s->argv[a].len;
+    if (!ml || ml > 255)
+        return 0;
+    char rel[256];
+    for (uint32_t i = 0; i < ml; i++) {
+        char ch = m[i];
+        int start = i == 0 || m[i - 1] == '.';
+        if (ch == '.') {
+            if (start || i + 1 == ml)
+                return 0;
+            rel[i] = '/';
+        } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'
+                   || (!start && ch >= '0' && ch <= '9')) {
+            rel[i] = ch;
+        } else {
+            return 0;
+        }
+    }
+    for (uint32_t k = 0; k < nm->ncwds; k++) {
+        const char *cwd = nm->cwds[k];
+        int r;
+        for (uint32_t i = 0; i < ml; i++)
+            if (rel[i] == '/' && (r = module_file(c, cwd, rel, i, "/__init__.py")) != 1)
+                return r < 0 ? -1 : 0;
+        /* a package wins over NAME.py beside it */
+        r = module_file(c, cwd, rel, ml, "/__init__.py");
+        if (r == 1)
+            r = module_file(c, cwd, rel, ml, "/__main__.py");
+        else if (r == 0)
+            r = module_file(c, cwd, rel, ml, ".py");
+        else if (r == 2)
+            r = 0;
+        if (r != 1)
+            return r < 0 ? -1 : 0;
+    }
+    return 1;
+}
+
 /* add_path of an operand: a loop variable's use stands for the loop's words. */
 static int add_operand(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *cap, const sgr_word *w)
 {
@@ -2673,6 +2759,8 @@ static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b, 
 {
     if (b & SGR_OPT_CODE)
         return SGR_V_CODE;
+    if (b & SGR_OPT_CWD)
+        return SGR_V_CWD;
     return !unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
 }
 
@@ -2783,7 +2871,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 unsure = 1;
                 if (!eq && (ab & SGR_OPT_VALUE) && i + 1 < s->argc) {
                     const sgr_word *v = &s->argv[i + 1];
-                    if (push_val(nm, vcap, v->text, v->len, v->flags | SGR_V_WORD) < 0)
+                    if (push_val(nm, vcap, v->text, v->len, v->flags | SGR_V_WORD
+                                                        | (ab & SGR_OPT_CWD ? SGR_V_CWD : 0)) < 0)
                         return -1;
                 }
             }
@@ -2800,7 +2889,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (nab)
                 unsure = 1;
             if (eq) {
-                if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, b, unsure)) < 0)
+                /* an abbreviation of a cwd option may name the directory (env --chd=D) */
+                uint32_t vb = b ? b : ab & SGR_OPT_CWD;
+                if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, vb, unsure)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
                 if (push_next_val(nm, vcap, s, &i, ps, b, &unsure) < 0)
@@ -3568,6 +3659,19 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             }
             break;
         case SGT_OP_ARGC: acc = cmp_argc(a, s->argc, b); break;
+        case SGT_OP_MODULE_AT:
+            if ((acc = module_inside(c, si, a)) < 0)
+                return -1;
+            break;
+        case SGT_OP_CWD_OUTSIDE:
+            acc = nm->cwd_unknown != 0;
+            for (uint32_t k = 0; k < nm->ncwds && !acc; k++) {
+                int in = 0;
+                for (uint32_t i = 0; i < c->nroots && !in; i++)
+                    in = under(nm->cwds[k], (uint32_t)strlen(nm->cwds[k]), c->roots[i]);
+                acc = !in;
+            }
+            break;
         case SGT_OP_PATH_OUTSIDE:
             if (resolve_paths(c, si) < 0)
                 return -1;
@@ -4105,6 +4209,29 @@ static void cwd_add(cwd_set *cs, const char *d)
         cs->v[cs->n++] = d;
 }
 
+/* Word t (a directory, nothing left for the shell to expand) resolved from each
+ * of the places from[0..n) into tgt: 1, or 2 when it leads somewhere only known
+ * at run time; -1 out of memory. */
+static int dir_word(sgr_ctx *c, const char *const *from, uint32_t n, int from_unknown, const char *t,
+                    uint32_t tl, uint32_t flags, cwd_set *tgt)
+{
+    if (from_unknown && t[0] != '/' && !(flags & SGR_W_TILDE))
+        return 2;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t rl;
+        int unk;
+        char *r = resolve_path(c, from[n - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl, NULL, &unk);
+        if (!r)
+            return -1;
+        if (unk)
+            return 2;                      /* into a directory only the process knows */
+        cwd_add(tgt, r);
+        if (t[0] == '/' || (flags & SGR_W_TILDE))
+            break;                         /* the same place from every cwd */
+    }
+    return tgt->unknown ? 2 : 1;
+}
+
 /* If segment si changes directory (cd, pushd, popd): where it may lead from each
  * of its own cwds, into tgt (deduplicated; tgt's vector is allocated here, only
  * for cd and pushd: most segments change nothing).  Returns 1 for a directory
@@ -4166,21 +4293,71 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         if ((flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || (t[0] == '~' && tl > 1 && t[1] != '/'))
             return 2;
     }
-    if (nm->cwd_unknown && t[0] != '/' && !(flags & SGR_W_TILDE))
-        return 2;
-    for (uint32_t k = 0; k < nm->ncwds; k++) {
-        uint32_t rl;
-        int unk;
-        char *r = resolve_path(c, nm->cwds[nm->ncwds - 1 - k], t, tl, (flags & SGR_W_TILDE) != 0, &rl, NULL, &unk);
-        if (!r)
+    return dir_word(c, nm->cwds, nm->ncwds, nm->cwd_unknown, t, tl, flags, tgt);
+}
+
+/* A segment given a `cwd { ... }` option (env -C DIR, git -C DIR, make -C DIR)
+ * works in DIR, and so does the command it runs: its places are its own and
+ * every DIR resolved from them, each value from the places before it (git -C a
+ * -C b is a/b).  Into *out; 1 when some value leads somewhere only known at run
+ * time, 2 when some value is a glob (bash picks the directories it matches when
+ * it runs: a relative path there is dynamic, as after cd -), 0 when neither, -1
+ * out of memory. */
+static int cwd_options(sgr_ctx *c, uint32_t si, cwd_set *out)
+{
+    const sgr_norm *nm = &c->res.norm[si];
+    out->v = NULL;
+    out->n = 0;
+    out->unknown = 0;
+    int glob = 0;
+    for (uint32_t i = 0; i < nm->nvals; i++) {
+        if (!(nm->vflags[i] & SGR_V_CWD))
+            continue;
+        if (!out->v) {
+            if (!(out->v = sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS)))
+                return -1;
+            for (uint32_t k = 0; k < nm->ncwds; k++)
+                out->v[out->n++] = nm->cwds[k];
+            out->unknown = nm->cwd_unknown;
+        }
+        const char *t = nm->vals[i].s;
+        uint32_t tl = nm->vals[i].len, fl = nm->vflags[i];
+        cwd_set tgt = { sg_arena_alloc(&c->arena, sizeof(char *) * SGR_MAX_CWDS), 0, 0 };
+        if (!tgt.v)
             return -1;
-        if (unk)
-            return 2;                      /* into a directory only the process knows */
-        cwd_add(tgt, r);
-        if (t[0] == '/' || (flags & SGR_W_TILDE))
-            break;                         /* the same place from every cwd */
+        /* a brace expansion is each of its words (env -C {/etc,} is env -C /etc;
+         * bash drops its empty words); one that makes none, or too many, is a
+         * place only known at run time */
+        const char *one[8];
+        uint32_t onel[8];
+        int nw = tl ? 1 : 0;
+        one[0] = t;
+        onel[0] = tl;
+        if (fl & SGR_W_BRACE) {
+            nw = sgr_sx_braces(&c->arena, t, tl, one, onel, 8);
+            if (nw == -2)
+                return -1;
+            fl &= ~(uint32_t)SGR_W_BRACE;
+        }
+        if (nw <= 0)
+            out->unknown |= 1;
+        glob |= (fl & SGR_W_GLOB) != 0;
+        for (int k = 0; k < nw; k++) {
+            const char *tw = one[k];
+            uint32_t twl = onel[k];
+            int r = 2;
+            if (!(fl & (SGR_W_UNKNOWN | SGR_W_GLOB)) && !(twl == 1 && tw[0] == '-')
+                && !((fl & SGR_W_TILDE) && tw[0] == '~' && twl > 1 && tw[1] != '/'))
+                r = dir_word(c, out->v, out->n, out->unknown, tw, twl, fl & SGR_W_TILDE, &tgt);
+            if (r < 0)
+                return -1;
+            if (r == 2)
+                out->unknown |= 1;
+        }
+        for (uint32_t k = 0; k < tgt.n; k++)
+            cwd_add(out, tgt.v[k]);
     }
-    return tgt->unknown ? 2 : 1;
+    return glob ? 2 : out->unknown != 0;
 }
 
 /* ---- files made on the line ----------------------------------------------------
@@ -4763,16 +4940,33 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
         r->norm[i].cwds = cw;
         r->norm[i].ncwds = ncw;
         r->norm[i].cwd_unknown = unk;
-        if ((unk & 2) && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
+        if (r->norm[i].nvals) {
+            cwd_set own;
+            int ou = cwd_options(c, i, &own);
+            if (ou < 0) {
+                oom_result(c);
+                return r;
+            }
+            if (own.v) {
+                r->norm[i].cwds = own.v;
+                r->norm[i].ncwds = own.n;
+                r->norm[i].cwd_unknown = unk | (ou == 2 ? 4 | 1 : ou);
+            }
+        }
+        int cu = r->norm[i].cwd_unknown;
+        if ((cu & 6) && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
             /* after cd - or popd, what a relative path names depends on the directory
-             * the shell had before the line: state the line does not show */
+             * the shell had before the line: state the line does not show; so it
+             * does in the directories a glob an option gives names (env -C /et[c]),
+             * for the segment and what it runs */
             if (resolve_paths(c, i) < 0) {
                 oom_result(c);
                 return r;
             }
             if (r->norm[i].rel_unknown) {
                 r->cl.seg[i].flags |= SGR_SEG_DYNAMIC;
-                r->cl.seg[i].dyn_reason = "a relative path after cd - or popd, which go to a directory from before the line";
+                r->cl.seg[i].dyn_reason = cu & 2 ? "a relative path after cd - or popd, which go to a directory from before the line"
+                                                 : "a relative path in the directories a glob an option gives names";
             }
         }
         cwd_set tgt = { NULL, 0, 0 };

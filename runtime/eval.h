@@ -53,7 +53,8 @@ typedef struct sgr_norm {
     uint32_t ncwds;
     int cwd_unknown;                  /* a cd went somewhere only known at run time;
                                        * bit 2: to a directory the shell had before the
-                                       * line (cd -, popd) */
+                                       * line (cd -, popd); bit 4: an option names
+                                       * directories by a glob (env -C /et[c]) */
     int paths_state;                  /* 0 not resolved, 1 resolved */
     sgr_sv *paths;   uint32_t npaths;/* resolved absolute paths of path operands */
     uint64_t *pin;                    /* the evaluator's memo, per path: the path
@@ -82,6 +83,9 @@ typedef struct sgr_norm {
 /* In vflags: the value of a program's `code` option (python3 -c CODE): the
  * program's own code, whose string literals are path candidates too. */
 #define SGR_V_CODE 0x20000000u
+/* In vflags: the value of a program's `cwd` option (env -C DIR, git -C DIR): the
+ * directory it works in, and runs its command in (a path candidate too). */
+#define SGR_V_CWD 0x10000000u
 
 /* A name an earlier segment of the line may make (docs/language.md "Files made on
  * the line"): what segment seg writes (a redirection, `tee FILE`: src.s NULL) or

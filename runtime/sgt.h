@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 6u
+#define SGT_VERSION 7u
 #define SGT_ENDIAN 0x01020304u
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
@@ -152,7 +152,9 @@ typedef struct sgt_dfa {
     X(LINE_RUNS,    "line-runs",     1) /* b = set: some segment of the line runs it */ \
     X(PATH_IS,      "path-is",       1) /* b = set: a resolved path itself matches */ \
     X(EXPANDS,      "expands",       1) /* b = set: a variable a word expands at run time */ \
-    X(MOREARGS,     "moreargs",      0) /* the segment gets arguments the line does not show */
+    X(MOREARGS,     "moreargs",      0) /* the segment gets arguments the line does not show */ \
+    X(MODULE_AT,    "module-at",     0) /* a = position: argv[a] is a Python module that is a file of the workspace */ \
+    X(CWD_OUTSIDE,  "cwd-outside",   0) /* a directory the segment may work in is outside the roots */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
@@ -248,6 +250,8 @@ typedef struct sgt_progspec {
     uint32_t linkrel_off, linkrel_len;    /* PROGOPTS: options that undo that (ln -r) */
     uint32_t norun_off, norun_len;        /* PROGOPTS: options with which a wrapper runs no
                                            * command (command -v) */
+    uint32_t cwd_off, cwd_len;            /* PROGOPTS: value options whose value is the
+                                           * directory it works in (env -C, git -C) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

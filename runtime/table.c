@@ -811,7 +811,7 @@ static int hash_progopts(sgr_table *t)
                 }
                 _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
                                 | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
-                                | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN)
+                                | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN | SGR_OPT_CWD)
                                <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
                 if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
                     t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
@@ -1101,7 +1101,8 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
     sgr_prog_lists(ps, sl);
     uint32_t bits = 0;
     for (int j = 0; j < SGR_NPROG_LISTS; j++) {
-        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_LOOKUP | SGR_OPT_ARGV0)) || !sl[j].len)
+        if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_LOOKUP | SGR_OPT_ARGV0
+                            | SGR_OPT_CWD)) || !sl[j].len)
             continue;
         /* a slice is sorted, so the names that str is a proper prefix of come right
          * after str's place in it (after str itself, when it is listed) */

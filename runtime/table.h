@@ -150,6 +150,7 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_LINK   0x800u         /* link_off: the sources are link texts (ln -s) */
 #define SGR_OPT_LINKREL 0x1000u       /* linkrel_off: ... made from cwd-relative ones (ln -r) */
 #define SGR_OPT_NORUN  0x2000u        /* norun_off: a wrapper given it runs nothing */
+#define SGR_OPT_CWD    0x4000u        /* cwd_off: names the directory it works in */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
@@ -182,8 +183,9 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(flag,   SGR_OPT_FLAG,   "flags",  "flag options") \
     X(link,   SGR_OPT_LINK,   "links",  "link options") \
     X(linkrel, SGR_OPT_LINKREL, "unless", "relative-link options") \
-    X(norun,  SGR_OPT_NORUN,  "runs-nothing", "runs-nothing options")
-#define SGR_NPROG_LISTS 14
+    X(norun,  SGR_OPT_NORUN,  "runs-nothing", "runs-nothing options") \
+    X(cwd,    SGR_OPT_CWD,    "cwd",    "cwd options")
+#define SGR_NPROG_LISTS 15
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;
@@ -200,7 +202,7 @@ static inline void sgr_prog_lists(const sgt_progspec *p, sgr_prog_list *out)
 /* The most option names all program specs' slices may list together (entries
  * shared by several slices count once per slice); a compiled pack lists each once. */
 #define SGR_MAX_PROGOPT_REFS (1u << 20)
-/* The SGR_OPT_* bits (VALUE, FIRST, SCRIPT) of ps's long options that str ("--x...")
+/* The SGR_OPT_* bits (VALUE, FIRST, SCRIPT, LOOKUP, ARGV0, CWD) of ps's long options that str ("--x...")
  * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
  * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);

@@ -22,6 +22,9 @@ A corpus is a case file (`command ; decision [; rule]`, split from the right on 
                             a newline (here-documents)
     #malformed              from here to the end of the section, the commands are not
                             valid shell on purpose (--bash-n does not check them)
+    #files PATH...          from here to the end of the section, the lines run in a
+                            workspace that holds these (empty) files, made afresh in a
+                            temporary directory (python3 -m app needs app/__main__.py)
 A '#' directly followed by a letter is a directive and must be one of these.
 
 Nothing is asserted by default (exit 0).  --min-agree, --max-benign-ask,
@@ -38,6 +41,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 CWD = "/home/agent/project"
 HOME = "/home/agent"
@@ -50,12 +54,14 @@ class CorpusError(Exception):
 
 
 class Case:
-    __slots__ = ("file", "line", "section", "cmd", "label", "rule", "expect", "tags", "malformed")
+    __slots__ = ("file", "line", "section", "cmd", "label", "rule", "expect", "tags", "malformed",
+                 "files")
 
-    def __init__(self, file, line, section, cmd, label, rule, expect, tags, malformed):
+    def __init__(self, file, line, section, cmd, label, rule, expect, tags, malformed, files=()):
         self.file, self.line, self.section = file, line, section
         self.cmd, self.label, self.rule = cmd, label, rule
         self.expect, self.tags, self.malformed = expect, tags, malformed
+        self.files = files
 
     def label_for(self, labels):
         """(decision, rule) this case expects under the pack whose labels are `labels`."""
@@ -88,7 +94,7 @@ def read_corpus(path):
     """The sections of one corpus file, its #policy (or None) and a list of errors."""
     sections, errors, policy = [], [], None
     sec = None
-    expect, tags, escapes, malformed = {}, (), False, False
+    expect, tags, escapes, malformed, files = {}, (), False, False, ()
     seen = {}
     try:
         with open(path, encoding="utf-8") as f:
@@ -104,7 +110,7 @@ def read_corpus(path):
             title = t.strip("# -").strip() or "(untitled)"
             sec = Section(path, n, title)
             sections.append(sec)
-            expect, tags, escapes, malformed = {}, (), False, False
+            expect, tags, escapes, malformed, files = {}, (), False, False, ()
             continue
         if t.startswith("#"):
             m = re.match(r"#([A-Za-z][\w-]*)\s*(.*)$", t)
@@ -133,13 +139,19 @@ def read_corpus(path):
                 if rest:
                     errors.append(f"{where}: #escapes takes no argument")
                 escapes = True
+            elif word == "files":
+                bad = [f for f in rest if f.startswith("/") or ".." in f.split("/")]
+                if not rest or bad:
+                    errors.append(f"{where}: #files takes relative paths inside the workspace")
+                else:
+                    files = tuple(sorted(set(files) | set(rest)))
             elif word == "malformed":
                 if rest:
                     errors.append(f"{where}: #malformed takes no argument")
                 malformed = True
             else:
                 errors.append(f"{where}: unknown directive '#{word}' "
-                              "(policy, expect, tag, escapes, malformed; a comment is '# ...')")
+                              "(policy, expect, tag, escapes, malformed, files; a comment is '# ...')")
             continue
         try:
             cmd, label, rule = split_case(t)
@@ -161,19 +173,28 @@ def read_corpus(path):
         if sec is None:
             sec = Section(path, n, "(before the first section)")
             sections.append(sec)
-        sec.cases.append(Case(path, n, sec, cmd, label, rule, expect, tags, malformed))
+        sec.cases.append(Case(path, n, sec, cmd, label, rule, expect, tags, malformed, files))
     return sections, policy, errors
 
 
 def run_shellgate(shellgate, pack, cases):
     """One batch run: the shellgate result object of each case, in order."""
     env = dict(os.environ, HOME=HOME)
-    data = "".join(json.dumps({"cmd": c.cmd, "cwd": CWD}) + "\n" for c in cases)
-    try:
-        p = subprocess.run([shellgate, "check", "-p", pack, "--batch"], input=data.encode(),
-                           capture_output=True, env=env, check=False)
-    except OSError as e:
-        raise CorpusError(f"cannot run {shellgate}: {e}")
+    with tempfile.TemporaryDirectory(prefix="score-") as tmp:
+        cwds = {}
+        for c in cases:
+            if c.files and c.files not in cwds:
+                d = os.path.join(tmp, str(len(cwds)), "project")
+                for f in c.files:
+                    os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
+                    open(os.path.join(d, f), "w").close()
+                cwds[c.files] = d
+        data = "".join(json.dumps({"cmd": c.cmd, "cwd": cwds.get(c.files, CWD)}) + "\n" for c in cases)
+        try:
+            p = subprocess.run([shellgate, "check", "-p", pack, "--batch"], input=data.encode(),
+                               capture_output=True, env=env, check=False)
+        except OSError as e:
+            raise CorpusError(f"cannot run {shellgate}: {e}")
     if p.returncode != 0:
         raise CorpusError(f"{shellgate} check -p {pack} --batch exited {p.returncode}: "
                           + p.stderr.decode(errors="replace").strip())
