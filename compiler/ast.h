@@ -56,7 +56,7 @@ typedef struct sgc_setexpr {
     X(ARG) X(ARG_AT) X(ARGC) X(PATH_OUTSIDE) X(PATH_INSIDE) X(REDIR_WRITES) \
     X(REDIR_READS) X(ASSIGNS) X(ASSIGNS_VAL) X(PIPED_FROM) X(PIPED_TO) X(DYNAMIC) \
     X(LUA) X(TEXT_CONTAINS) X(TEXT_MATCHES) X(NESTED) X(LINE_RUNS) X(PATH_IS) X(EXPANDS) \
-    X(MOREARGS) X(MODULE_AT) X(CWD_OUTSIDE)
+    X(MOREARGS) X(MODULE_AT) X(CWD_OUTSIDE) X(PSCRIPT)
 
 typedef enum {
 #define X(k) SGC_C_##k,
@@ -120,8 +120,10 @@ typedef enum {
                                   * (ln -r makes the text from a cwd-relative source) */
     SGC_CL_NORUN,                /* runs nothing { OPTS }: a wrapper given one of these
                                   * runs no command (command -v NAME describes NAME) */
-    SGC_CL_CWD                   /* cwd { OPTS }: the value is the directory the program
+    SGC_CL_CWD,                  /* cwd { OPTS }: the value is the directory the program
                                   * works in and runs its command in (env -C DIR) */
+    SGC_CL_SCRIPTS               /* scripts: its command [ENV:]NAME may be the project's
+                                  * script NAME (hatch run) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

@@ -316,6 +316,7 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_MOREARGS: op(b, SGT_OP_MOREARGS, 0, 0); break;
     case SGC_C_MODULE_AT: op(b, SGT_OP_MODULE_AT, (uint32_t)sgc_tok_number(&c->num), 0); break;
     case SGC_C_CWD_OUTSIDE: op(b, SGT_OP_CWD_OUTSIDE, 0, 0); break;
+    case SGC_C_PSCRIPT: op(b, SGT_OP_PSCRIPT, 0, 0); break;
     case SGC_C_LUA: op(b, SGT_OP_LUA, 0, c->hook < 0 ? 0 : (uint32_t)c->hook); *flags |= SGT_RULE_LUA; break;
     case SGC_C_TEXT_CONTAINS: case SGC_C_TEXT_MATCHES:
         op(b, SGT_OP_TEXT, 0, set_of(c->set));
@@ -612,6 +613,7 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_ASSIGNMENTS: ps.flags |= SGT_PROG_ASSIGNMENTS; break;
             case SGC_CL_PERMUTE: ps.flags |= SGT_PROG_PERMUTE; break;
             case SGC_CL_JOIN: ps.flags |= SGT_PROG_JOIN; break;
+            case SGC_CL_SCRIPTS: ps.flags |= SGT_PROG_SCRIPTS; break;
             case SGC_CL_MOREARGS: ps.flags |= SGT_PROG_MOREARGS; break;
             case SGC_CL_TEXT_OPERAND: ps.flags |= SGT_PROG_TEXT_OPERAND; break;
             case SGC_CL_STDIN: ps.flags |= SGT_PROG_STDIN; break;

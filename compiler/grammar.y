@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS.
 
 %left OR.
 %left AND.
@@ -108,6 +108,7 @@ clause(C) ::= SKIP(K) WORD(N).        { C = sgc_clause_new(ps, SGC_CL_SKIP, &K, 
 clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHING, &K, NULL, NULL); }
 clause(C) ::= RUNS(K) NOTHING LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_NORUN, &K, W, NULL); }
 clause(C) ::= CWD(K) LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_CWD, &K, W, NULL); }
+clause(C) ::= SCRIPTS(K).             { C = sgc_clause_new(ps, SGC_CL_SCRIPTS, &K, NULL, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }
 clause(C) ::= PERMUTE(K).             { C = sgc_clause_new(ps, SGC_CL_PERMUTE, &K, NULL, NULL); }
 clause(C) ::= JOIN(K).                { C = sgc_clause_new(ps, SGC_CL_JOIN, &K, NULL, NULL); }
@@ -204,6 +205,7 @@ cond(C) ::= DYNAMIC(K).              { C = sgc_cond_new(ps, SGC_C_DYNAMIC, &K); 
 cond(C) ::= MOREARGS(K).             { C = sgc_cond_new(ps, SGC_C_MOREARGS, &K); }
 cond(C) ::= MODULE(K) AT WORD(N) INSIDE WORKSPACE. { C = sgc_cond_new(ps, SGC_C_MODULE_AT, &K); if (C) C->num = N; }
 cond(C) ::= CWD(K) OUTSIDE WORKSPACE.  { C = sgc_cond_new(ps, SGC_C_CWD_OUTSIDE, &K); }
+cond(C) ::= PROJECT(K) SCRIPT.        { C = sgc_cond_new(ps, SGC_C_PSCRIPT, &K); }
 cond(C) ::= LUA(K) STRING(S).        { C = sgc_cond_new(ps, SGC_C_LUA, &K); if (C) C->str = S; }
 cond(C) ::= TEXT(K) CONTAINS m(S).   { C = sgc_cond_set(ps, SGC_C_TEXT_CONTAINS, &K, S); }
 cond(C) ::= TEXT(K) MATCHES m(S).    { C = sgc_cond_set(ps, SGC_C_TEXT_MATCHES, &K, S); }

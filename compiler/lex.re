@@ -165,6 +165,8 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "join"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_JOIN; }
         "moreargs"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MOREARGS; }
         "module"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MODULE; }
+        "project"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PROJECT; }
+        "scripts"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCRIPTS; }
         "lookup"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LOOKUP; }
         "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
         "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }

@@ -3203,6 +3203,7 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
     case SGC_C_PIPED_TO: return piped(ref, si, set, 0);
     case SGC_C_DYNAMIC: return (s->flags & SGR_SEG_DYNAMIC) != 0;
     case SGC_C_MOREARGS: return (s->flags & SGR_SEG_MOREARGS) != 0;
+    case SGC_C_PSCRIPT: return (s->flags & SGR_SEG_PSCRIPT) != 0;
     case SGC_C_CWD_OUTSIDE: {
         /* some place the segment may work in is outside the root, or unknown */
         const char *places = ref->cwd[si], *root = ref->cwd[ref->ans.nseg];

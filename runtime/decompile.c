@@ -152,6 +152,7 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_MOREARGS: puts_(d, "moreargs"); break;
     case SGT_OP_MODULE_AT: putf(d, "module at %u inside workspace", a); break;
     case SGT_OP_CWD_OUTSIDE: puts_(d, "cwd outside workspace"); break;
+    case SGT_OP_PSCRIPT: puts_(d, "project script"); break;
     case SGT_OP_LUA: puts_(d, "lua "); qstr(d, sgr_str(d->t, d->t->hooks[b].name)); break;
     case SGT_OP_TEXT: puts_(d, "text contains "); matcher(d, b); break;
     case SGT_OP_LINE_RUNS: puts_(d, "line runs "); matcher(d, b); break;
@@ -376,6 +377,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " permute");
         if (p->flags & SGT_PROG_JOIN)
             puts_(&d, " join");
+        if (p->flags & SGT_PROG_SCRIPTS)
+            puts_(&d, " scripts");
         if (p->flags & SGT_PROG_MOREARGS)
             puts_(&d, " moreargs");
         if (p->flags & SGT_PROG_WRITES)

@@ -3663,6 +3663,7 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             if ((acc = module_inside(c, si, a)) < 0)
                 return -1;
             break;
+        case SGT_OP_PSCRIPT: acc = (s->flags & SGR_SEG_PSCRIPT) != 0; break;
         case SGT_OP_CWD_OUTSIDE:
             acc = nm->cwd_unknown != 0;
             for (uint32_t k = 0; k < nm->ncwds && !acc; k++) {

@@ -154,7 +154,8 @@ typedef struct sgt_dfa {
     X(EXPANDS,      "expands",       1) /* b = set: a variable a word expands at run time */ \
     X(MOREARGS,     "moreargs",      0) /* the segment gets arguments the line does not show */ \
     X(MODULE_AT,    "module-at",     0) /* a = position: argv[a] is a Python module that is a file of the workspace */ \
-    X(CWD_OUTSIDE,  "cwd-outside",   0) /* a directory the segment may work in is outside the roots */
+    X(CWD_OUTSIDE,  "cwd-outside",   0) /* a directory the segment may work in is outside the roots */ \
+    X(PSCRIPT,      "project-script", 0) /* the segment is a project's script a `scripts` wrapper runs */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
@@ -222,6 +223,8 @@ typedef struct sgt_bucket {
                                            * (git show HEAD:.env; `tree operands`) */
 #define SGT_PROG_TEXT_ALL     0x2000u     /* every operand is text: the program opens no
                                            * file its operands name (echo; `text operands`) */
+#define SGT_PROG_SCRIPTS      0x4000u     /* its command [ENV:]NAME may be the project's
+                                           * script NAME (hatch run; `scripts`) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */

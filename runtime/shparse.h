@@ -108,7 +108,8 @@ typedef enum {
     X(MOREARGS,   0x0020, "receives more arguments at run time (xargs)") \
     X(NEGATED,    0x0040, "preceded by !") \
     X(SPLITS,     0x0080, "an unquoted expansion in its words is split into words at run time") \
-    X(LOOP,       0x0100, "a for/select header: argc 0, the loop's words in values, its span up to 'done'")
+    X(LOOP,       0x0100, "a for/select header: argc 0, the loop's words in values, its span up to 'done'") \
+    X(PSCRIPT,    0x0200, "a name a `scripts` wrapper runs as the project's script: no directory of PATH holds it")
 
 enum {
 #define X(name, bit, doc) SGR_SEG_##name = bit,

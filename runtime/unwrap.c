@@ -1,6 +1,9 @@
 /* unwrap.c - finds the command inside a wrapper command as the table's wrapper
  * declarations describe it (see unwrap.h and docs/language.md, "wrapper"). */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "unwrap.h"
 #include "feed.h"
 
@@ -57,6 +60,80 @@ static int add_inner_argv(sg_arena *a, sgr_cmdline *cl, uint32_t si, sgr_word *a
              | extra_flags;
     n->span = s->span;
     check_program(n);
+    return 0;
+}
+
+/* Is name[0..nl) an executable file in a directory of PATH (shellgate's own: the
+ * caller's)?  1 yes, 0 no, -1 when that is not known (no PATH, a relative or
+ * empty directory in it, a name too long). */
+static int on_path(const char *name, uint32_t nl)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path || nl > 255)
+        return -1;
+    for (const char *d = path;;) {
+        const char *e = strchr(d, ':');
+        size_t dl = e ? (size_t)(e - d) : strlen(d);
+        if (dl == 0 || d[0] != '/' || dl > 3800)
+            return -1;                      /* the cwd, or a place relative to it */
+        char f[4096 + 256 + 2];
+        memcpy(f, d, dl);
+        f[dl] = '/';
+        memcpy(f + dl + 1, name, nl);
+        f[dl + 1 + nl] = '\0';
+        struct stat st;
+        if (stat(f, &st) == 0 && !S_ISDIR(st.st_mode) && access(f, X_OK) == 0)
+            return 1;
+        if (!e)
+            return 0;
+        d = e + 1;
+    }
+}
+
+/* The command of a `scripts` wrapper (hatch run [ENV:]NAME ARGS): the project's
+ * script NAME (of environment ENV), or, where its configuration has none of that
+ * name, NAME run as a command.  ENV: is no part of the command.  A plain NAME that
+ * no directory of PATH holds can only be a script: the segment is marked PSCRIPT
+ * (rules: `project script`) -- unless the line assigns PATH, when what PATH holds
+ * is not known.  -2 out of memory. */
+static int project_script(sg_arena *a, const sgr_cmdline *cl, sgr_segment *n)
+{
+    if (n->argc == 0 || (n->flags & SGR_SEG_DYNAMIC))
+        return 0;
+    const sgr_word *w = &n->argv[0];
+    if (w->flags & (UNKNOWN_PROGRAM | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE | SGR_W_ANSIC))
+        return 0;
+    uint32_t k = 0;
+    while (k < w->len && ((w->text[k] >= 'a' && w->text[k] <= 'z') || (w->text[k] >= 'A' && w->text[k] <= 'Z')
+                          || (w->text[k] >= '0' && w->text[k] <= '9') || w->text[k] == '_'
+                          || w->text[k] == '.' || w->text[k] == '-'))
+        k++;
+    if (k > 0 && k + 1 < w->len && w->text[k] == ':') {
+        sgr_word *nv = sg_arena_alloc(a, sizeof *nv * n->argc);
+        if (!nv)
+            return -2;
+        memcpy(nv, n->argv, sizeof *nv * n->argc);
+        nv[0].text += k + 1;
+        nv[0].len -= k + 1;
+        n->argv = nv;
+        check_program(n);                   /* default:eval is eval */
+        if (n->flags & SGR_SEG_DYNAMIC)
+            return 0;
+        w = &nv[0];
+    }
+    if (!w->len || w->text[0] == '-')
+        return 0;
+    for (uint32_t i = 0; i < w->len; i++) {
+        char ch = w->text[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'
+              || ch == '.' || ch == '-' || ch == ':'))
+            return 0;                       /* a path, or a word no script is named */
+    }
+    for (uint32_t v = 0; v < cl->nvars; v++)
+        if (cl->vars[v].nlen == 4 && memcmp(cl->vars[v].name, "PATH", 4) == 0)
+            return 0;
+    if (on_path(w->text, w->len) == 0)
+        n->flags |= SGR_SEG_PSCRIPT;
     return 0;
 }
 
@@ -625,6 +702,8 @@ static int unwrap_from(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgt_prog
         if (r == 0) {
             sgr_segment *n = &cl->seg[cl->nseg - 1];
             check_lookup(n, &st);
+            if ((ps->flags & SGT_PROG_SCRIPTS) && project_script(a, cl, n) == -2)
+                return -2;
             if (st.asg_n) {
                 /* env A=1 cmd: the inner command runs with A set, like A=1 cmd */
                 n->assigns = cl->seg[si].argv + st.asg_from;
