@@ -3310,6 +3310,19 @@ static char *dl_block(const dirlist *l)
     return b;
 }
 
+/* Copies of from's places added to to (as dl_add: once each, up to the bound);
+ * -1 out of memory. */
+static int dl_merge(dirlist *to, const dirlist *from)
+{
+    for (uint32_t k = 0; k < from->n; k++) {
+        char *d = sg_strndup(from->d[k], strlen(from->d[k]));
+        if (!d)
+            return -1;
+        dl_add(to, d);
+    }
+    return 0;
+}
+
 static int dl_from_block(dirlist *l, const char *b)
 {
     l->n = 0;
@@ -3473,13 +3486,8 @@ static int seg_cwds(sg_ref *ref, const char *cwd)
                     rc = -1;
                 else if (ch != 1)
                     mine.unknown = 1;
-                for (uint32_t j = 0; j < add.n && rc == 0; j++) {
-                    char *d = sg_strndup(add.d[j], strlen(add.d[j]));
-                    if (!d)
-                        rc = -1;
-                    else
-                        dl_add(&mine, d);
-                }
+                if (rc == 0 && dl_merge(&mine, &add) < 0)
+                    rc = -1;
                 dl_clear(&add);
             }
             sg_arena_free(&ba);
@@ -3498,14 +3506,8 @@ static int seg_cwds(sg_ref *ref, const char *cwd)
         }
         if (ch == 2)
             all.unknown = 1;
-        if (ch == 1)
-            for (uint32_t k = 0; k < tgt.n && rc == 0; k++) {
-                char *d = sg_strndup(tgt.d[k], strlen(tgt.d[k]));
-                if (!d)
-                    rc = -1;
-                else
-                    dl_add(&all, d);
-            }
+        if (ch == 1 && dl_merge(&all, &tgt) < 0)
+            rc = -1;
         if (s->parent < 0) {
             int chained = s->connector == SGR_CONN_AND && s->pipe_len == 1
                           && !(s->flags & (SGR_SEG_BACKGROUND | SGR_SEG_SUBSHELL));
