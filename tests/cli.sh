@@ -156,6 +156,15 @@ printf '#policy default\ncat <<EOF\n| $(rm -rf /)\n| EOF ; deny ; default:rm_roo
 expect_exit 1 "multi-line case file" "$SG" test "$T/m.cases"
 has "$T/out" "2 passed, 1 failed" "multi-line cases"
 has "$T/err" "m.cases:5: test failed" "a multi-line case fails at its first line"
+# "#cwd DIR" runs the lines after it in DIR, relative to the case file; "#cwd" alone
+# goes back; a DIR that is not there fails the file with a message
+mkdir -p "$T/ws/app" && : >"$T/ws/app/__init__.py" && : >"$T/ws/app/__main__.py"
+printf '#policy default\n#cwd ws\npython3 -m app ; allow ; own_module\n#cwd\npython3 -m app ; ask\n' >"$T/c.cases"
+expect_exit 0 "case file with #cwd" "$SG" test "$T/c.cases"
+has "$T/out" "2 passed, 0 failed" "#cwd runs the lines in the directory"
+printf '#policy default\n#cwd no/such/dir\nls ; allow\n' >"$T/c2.cases"
+expect_exit 66 "case file with a missing #cwd" "$SG" test "$T/c2.cases"
+has "$T/err" "c2.cases:2: #cwd: cannot use 'no/such/dir'" "a missing #cwd is named"
 
 # symlinks are followed the way the kernel walks them (link/../x goes where the link
 # points), loops are outside every root, and ordinary paths inside stay allowed
