@@ -4238,7 +4238,9 @@ static int dir_word(sgr_ctx *c, const char *const *from, uint32_t n, int from_un
  * for cd and pushd: most segments change nothing).  Returns 1 for a directory
  * change with known targets, 0 for no change, 2 for a change to somewhere only
  * known at run time, 3 for a change to a directory the shell remembers from before
- * the line (cd - goes to OLDPWD, popd and pushd to the directory stack), -1 on OOM. */
+ * the line (cd - goes to OLDPWD, popd and pushd to the directory stack), 4 for a
+ * glob (the directories it matches when it runs: a relative path after it is
+ * dynamic, as after cd -), -1 on OOM. */
 static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
 {
     const sgr_segment *s = &c->res.cl.seg[si];
@@ -4291,8 +4293,10 @@ static int cd_targets(sgr_ctx *c, uint32_t si, cwd_set *tgt)
         }
         if ((tl == 1 && t[0] == '-' && !(flags & SGR_W_UNKNOWN)) || (pushd && (t[0] == '+' || t[0] == '-')))
             return 3;
-        if ((flags & (SGR_W_UNKNOWN | SGR_W_GLOB)) || (t[0] == '~' && tl > 1 && t[1] != '/'))
+        if ((flags & SGR_W_UNKNOWN) || (t[0] == '~' && tl > 1 && t[1] != '/'))
             return 2;
+        if (flags & SGR_W_GLOB)
+            return 4;                      /* the directories bash picks when it runs */
     }
     return dir_word(c, nm->cwds, nm->ncwds, nm->cwd_unknown, t, tl, flags, tgt);
 }
@@ -4977,7 +4981,7 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
             return r;
         }
         if (ch >= 2)
-            all.unknown |= ch == 3 ? 3 : 1;
+            all.unknown |= ch == 3 ? 3 : ch == 4 ? 5 : 1;
         for (uint32_t k = 0; ch == 1 && k < tgt.n; k++)
             cwd_add(&all, tgt.v[k]);
         if (s->parent >= 0)
