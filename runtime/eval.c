@@ -1105,6 +1105,15 @@ static int under(const char *p, uint32_t pl, const char *root)
     return pl >= rl && memcmp(p, root, rl) == 0 && (pl == rl || p[rl] == '/');
 }
 
+/* Is resolved path p[0..pl) a root or below one? */
+static int inside_roots(const sgr_ctx *c, const char *p, uint32_t pl)
+{
+    for (uint32_t i = 0; i < c->nroots; i++)
+        if (under(p, pl, c->roots[i]))
+            return 1;
+    return 0;
+}
+
 /* ---- streams ------------------------------------------------------------------
  * Names that open one of the command's own streams, not a file: /dev/null,
  * /dev/tty, /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N and
@@ -2367,10 +2376,7 @@ static int module_file(sgr_ctx *c, const char *cwd, const char *rel, uint32_t rl
     struct stat st;
     if (stat(r, &st) != 0)
         return 0;
-    int in = 0;
-    for (uint32_t i = 0; i < c->nroots && !in; i++)
-        in = under(r, outl, c->roots[i]);
-    return in && S_ISREG(st.st_mode) ? 1 : 2;
+    return inside_roots(c, r, outl) && S_ISREG(st.st_mode) ? 1 : 2;
 }
 
 /* 1 when argv[a] of segment si is a module of the workspace (above), 0 when not,
@@ -2394,8 +2400,7 @@ static int module_inside(sgr_ctx *c, uint32_t si, uint32_t a)
             if (start || i + 1 == ml)
                 return 0;
             rel[i] = '/';
-        } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'
-                   || (!start && ch >= '0' && ch <= '9')) {
+        } else if (name_byte(ch) && !(start && ch >= '0' && ch <= '9')) {
             rel[i] = ch;
         } else {
             return 0;
@@ -3666,12 +3671,8 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
         case SGT_OP_PSCRIPT: acc = (s->flags & SGR_SEG_PSCRIPT) != 0; break;
         case SGT_OP_CWD_OUTSIDE:
             acc = nm->cwd_unknown != 0;
-            for (uint32_t k = 0; k < nm->ncwds && !acc; k++) {
-                int in = 0;
-                for (uint32_t i = 0; i < c->nroots && !in; i++)
-                    in = under(nm->cwds[k], (uint32_t)strlen(nm->cwds[k]), c->roots[i]);
-                acc = !in;
-            }
+            for (uint32_t k = 0; k < nm->ncwds && !acc; k++)
+                acc = !inside_roots(c, nm->cwds[k], (uint32_t)strlen(nm->cwds[k]));
             break;
         case SGT_OP_PATH_OUTSIDE:
             if (resolve_paths(c, si) < 0)
@@ -4962,8 +4963,8 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
         if ((cu & 6) && !(r->cl.seg[i].flags & SGR_SEG_DYNAMIC)) {
             /* after cd - or popd, what a relative path names depends on the directory
              * the shell had before the line: state the line does not show; so it
-             * does in the directories a glob an option gives names (env -C /et[c]),
-             * for the segment and what it runs */
+             * does in the directories a glob names (cd /et[c]; env -C /et[c], for
+             * the segment and what it runs) */
             if (resolve_paths(c, i) < 0) {
                 oom_result(c);
                 return r;
@@ -4971,7 +4972,7 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
             if (r->norm[i].rel_unknown) {
                 r->cl.seg[i].flags |= SGR_SEG_DYNAMIC;
                 r->cl.seg[i].dyn_reason = cu & 2 ? "a relative path after cd - or popd, which go to a directory from before the line"
-                                                 : "a relative path in the directories a glob an option gives names";
+                                                 : "a relative path in the directories a glob names (cd /et[c], env -C /et[c]), which bash picks when it runs";
             }
         }
         cwd_set tgt = { NULL, 0, 0 };

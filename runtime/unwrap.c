@@ -90,6 +90,13 @@ static int on_path(const char *name, uint32_t nl)
     }
 }
 
+/* A byte of an environment's or a script's name: letters, digits, _ . - */
+static int script_byte(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'
+           || ch == '.' || ch == '-';
+}
+
 /* The command of a `scripts` wrapper (hatch run [ENV:]NAME ARGS): the project's
  * script NAME (of environment ENV), or, where its configuration has none of that
  * name, NAME run as a command.  ENV: is no part of the command.  A plain NAME that
@@ -104,9 +111,7 @@ static int project_script(sg_arena *a, const sgr_cmdline *cl, sgr_segment *n)
     if (w->flags & (UNKNOWN_PROGRAM | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE | SGR_W_ANSIC))
         return 0;
     uint32_t k = 0;
-    while (k < w->len && ((w->text[k] >= 'a' && w->text[k] <= 'z') || (w->text[k] >= 'A' && w->text[k] <= 'Z')
-                          || (w->text[k] >= '0' && w->text[k] <= '9') || w->text[k] == '_'
-                          || w->text[k] == '.' || w->text[k] == '-'))
+    while (k < w->len && script_byte(w->text[k]))
         k++;
     if (k > 0 && k + 1 < w->len && w->text[k] == ':') {
         sgr_word *nv = sg_arena_alloc(a, sizeof *nv * n->argc);
@@ -123,12 +128,9 @@ static int project_script(sg_arena *a, const sgr_cmdline *cl, sgr_segment *n)
     }
     if (!w->len || w->text[0] == '-')
         return 0;
-    for (uint32_t i = 0; i < w->len; i++) {
-        char ch = w->text[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'
-              || ch == '.' || ch == '-' || ch == ':'))
+    for (uint32_t i = 0; i < w->len; i++)
+        if (!script_byte(w->text[i]) && w->text[i] != ':')
             return 0;                       /* a path, or a word no script is named */
-    }
     for (uint32_t v = 0; v < cl->nvars; v++)
         if (cl->vars[v].nlen == 4 && memcmp(cl->vars[v].name, "PATH", 4) == 0)
             return 0;
