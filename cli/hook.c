@@ -17,6 +17,11 @@
 #include <unistd.h>
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
+#include "common/jsontext.h"
+
+/* cJSON would end the command at the NUL: the part decided would not be all
+ * that runs */
+#define NUL_WHY "a NUL character in the hook input: the command cannot be checked as sent"
 
 #define HOOK_MAX_INPUT (8u << 20)      /* a hook payload larger than this is refused */
 
@@ -293,8 +298,13 @@ static int read_request(const hook_agent *ag, cJSON *in, request *r, const char 
         if (strcmp(tool, "bash") != 0)
             return 0;
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "toolArgs");
-        if (cJSON_IsString(a))          /* the CLI sends the arguments as JSON text */
+        if (cJSON_IsString(a)) {        /* the CLI sends the arguments as JSON text */
+            if (sg_json_has_nul(a->valuestring, strlen(a->valuestring))) {
+                *why = NUL_WHY;
+                return -1;
+            }
             a = r->args = cJSON_Parse(a->valuestring);
+        }
         if (!cJSON_IsObject(a)) {
             *why = "the hook input's toolArgs is not a JSON object";
             return -1;
@@ -530,6 +540,10 @@ int cli_hook(int argc, char **argv)
     char *text = read_input(&len, &why);
     if (!text)
         return deny(ag, why);
+    if (sg_json_has_nul(text, len)) {
+        free(text);
+        return deny(ag, NUL_WHY);
+    }
     cJSON *in = cJSON_ParseWithLength(text, len);
     free(text);
     if (!in)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
+#include "common/jsontext.h"
 
 #define EX_USAGE 64
 #define EX_SOFTWARE 70
@@ -153,8 +154,14 @@ static int flush_out(client *c)
         ssize_t w = send(c->fd, c->out + c->outpos, c->outlen - c->outpos, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (c->outpos > c->outlen / 2) {    /* keep the buffer from creeping */
+                memmove(c->out, c->out + c->outpos, c->outlen - c->outpos);
+                c->outlen -= c->outpos;
+                c->outpos = 0;
+            }
             return 0;
+        }
         if (w <= 0)
             return -1;
         c->outpos += (size_t)w;
@@ -332,6 +339,11 @@ static void handle(server *s, client *c, const char *line, size_t n)
         return;
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+    if (sg_json_has_nul(line, n)) {     /* cJSON cut a string short: check --batch's refusal */
+        answer_error(s, c, id, "a NUL character in the input line: the command cannot be checked as sent");
+        cJSON_Delete(req);
+        return;
+    }
     const char *op = str_of(req, "op");
     if (!op || strcmp(op, "check") == 0)
         op_decide(s, c, req, id, 0);
@@ -624,6 +636,15 @@ int cli_serve(int argc, char **argv)
                     continue;
                 }
                 mark_ready(&s, c, c->has_line);
+            }
+            if ((evs[k].events & EPOLLOUT) && c->has_line && !c->ready) {
+                /* its answers had piled up past the mark, so its lines waited:
+                 * once they drain below it, answer the lines again */
+                if (flush_out(c) < 0) {
+                    drop(&s, c);
+                    continue;
+                }
+                mark_ready(&s, c, c->outlen - c->outpos < SERVE_OUT_HIGH);
             }
             if (!c->ready)
                 settle(&s, c);

@@ -5,23 +5,7 @@
 #include <unistd.h>
 #include "batch.h"
 #include "common/alloc.h"
-
-/* Does the JSON text hold a NUL character: a raw one, or a \u0000 escape (the
- * backslash itself not escaped)?  cJSON ends its strings at a NUL, so the command
- * evaluated would not be the command sent. */
-static int has_nul(const char *s, size_t n)
-{
-    if (memchr(s, '\0', n))
-        return 1;
-    for (size_t i = 0; i + 6 <= n; i++) {
-        if (s[i] != '\\')
-            continue;
-        if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0' && s[i + 5] == '0')
-            return 1;
-        i++;                                    /* an escaped character, maybe '\\' */
-    }
-    return 0;
-}
+#include "common/jsontext.h"
 
 /* ---- reading a request ---------------------------------------------------- */
 
@@ -166,7 +150,7 @@ static int parse_fast(char *s, size_t n, sg_batch_req *req)
 }
 
 /* The fast path first: it takes no line with a NUL byte or a \u escape, so none
- * that has_nul would refuse (it sees every byte of the lines it takes). */
+ * that sg_json_has_nul would refuse (it sees every byte of the lines it takes). */
 const char *sg_batch_parse(char *line, size_t n, sg_batch_req *req)
 {
     req->json = NULL;                       /* the rest is filled by either path */
@@ -186,7 +170,7 @@ static pthread_mutex_t cjson_parse_mu = PTHREAD_MUTEX_INITIALIZER;
 const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req)
 {
     memset(req, 0, sizeof *req);
-    if (has_nul(line, n))
+    if (sg_json_has_nul(line, n))
         return "a NUL character in the input line: the command cannot be checked as sent";
     pthread_mutex_lock(&cjson_parse_mu);
     cJSON *in = cJSON_ParseWithLength(line, n);

@@ -190,6 +190,36 @@ def stuck_client(server):
     half.close()
 
 
+def slow_reader(server):
+    """A client that pipelines more answers than the server holds for it (4 MiB), and
+    reads only later, gets every answer in order: its waiting lines are answered
+    again once its answers drain."""
+    n = 20000
+    c = server.connect()
+    c.settimeout(60)
+    req = "".join(json.dumps({"id": i, "op": "explain", "cmd": "ls -la src | wc -l && cat README.md | grep x",
+                              "cwd": CWD}) + "\n" for i in range(n)).encode()
+    sender = threading.Thread(target=c.sendall, args=(req,))
+    sender.start()
+    time.sleep(2)                       # answers pile up past the mark meanwhile
+    f = c.makefile("rb")
+    ids, size = [], 0
+    try:
+        for _ in range(n):
+            line = f.readline()
+            if not line:
+                break
+            size += len(line)
+            ids.append(json.loads(line)["id"])
+    except (OSError, ValueError) as e:
+        print("slow reader:", repr(e), flush=True)
+    sender.join(timeout=60)
+    check(size > (4 << 20), f"the answers outgrow the server's 4 MiB mark ({size} bytes)")
+    check(ids == list(range(n)), f"a client that reads late gets all {n} answers in order: {len(ids)}")
+    f.close()
+    c.close()
+
+
 def reload_tests(tmp):
     table = os.path.join(tmp, "p.sgt")
     r = subprocess.run([SG, "compile", "-o", table, "rules/default.rules"], capture_output=True,
@@ -260,6 +290,14 @@ def misc(tmp):
         got = c.f.readline().decode()
         check('"decision":"deny"' in got and want.replace("\\\"", "\"") in got.replace("\\\"", "\""),
               f"{line!r} is answered with an error: {got}")
+    # a NUL cut short by the JSON decoder: refused, with the answer check --batch gives
+    nul = json.dumps({"cmd": "ls" + chr(0) + "; rm -rf /", "cwd": CWD})
+    want = subprocess.run([SG, "check", "--batch"], input=(nul + "\n").encode(), capture_output=True,
+                          timeout=60).stdout.decode().rstrip("\n")
+    c.s.sendall((with_id(11, nul) + "\n").encode())
+    got = c.f.readline().decode().rstrip("\n")
+    check(got == with_id(11, want) and '"deny"' in got and "NUL" in got,
+          f"a command with a NUL is denied as check --batch denies it: {got} (batch: {want})")
     st = c.ask({"id": 10, "op": "stats"})
     check(st.get("ok") and st["pack"] == "default" and st["decisions"]["ask"] >= 1, f"stats: {st}")
     # SIGTERM: what was received is answered, then the socket is gone
@@ -297,6 +335,7 @@ with tempfile.TemporaryDirectory(prefix="sg-serve-") as tmp:
     load(srv, expect)
     big_client(srv)
     stuck_client(srv)
+    slow_reader(srv)
     check(srv.p.poll() is None, "the server is still up")
     check(srv.stop() == 0, "the server stops cleanly")
 with tempfile.TemporaryDirectory(prefix="sg-serve-") as tmp:
