@@ -9,6 +9,7 @@
  * from the gate (gate_seam.h) alone: allowed commands are admitted (rate limits,
  * approvals) and logged per agent session. */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -268,9 +269,22 @@ static const char *str_field(const cJSON *o, const char *name)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Does Claude Code put a hook's ask before a person in this permission mode?
+ * The modes it documents as asking; any other (bypassPermissions, dontAsk, one
+ * added later) gets a refusal with the way to approve instead. */
+static int mode_asks(const char *mode)
+{
+    static const char *const asking[] = { "default", "acceptEdits", "plan" };
+    for (size_t i = 0; i < sizeof asking / sizeof *asking; i++)
+        if (strcmp(mode, asking[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* What the payload asks: the command, where, and for whom. */
 typedef struct request {
     const char *cmd, *cwd, *session;
+    const char *mode;                  /* Claude Code's permission_mode, or NULL */
     const char *roots[16];             /* Cursor's workspace_roots; none: the cwd */
     size_t nroots;
     char *args_owned;                  /* Copilot's toolArgs, parsed (cJSON text) */
@@ -328,6 +342,7 @@ static int read_request(const hook_agent *ag, cJSON *in, request *r, const char 
             return -1;
         }
         r->session = str_field(in, "session_id");
+        r->mode = str_field(in, "permission_mode");
     } else {
         input = in;                     /* Cursor: the command is at the top */
         r->session = str_field(in, "conversation_id");
@@ -429,8 +444,21 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
                             o->go.agent ? o->go.agent : agent, agent };
     sg_gate_verdict v;
     sg_gate_decide(g, rq.cmd, strlen(rq.cmd), &where, &v);
-    int ask = o->ask >= 0 ? o->ask : ag->can_ask ? HOOK_ASK_ASK : HOOK_ASK_DENY;
-    char reason[3000], approve[600] = "";
+    char reason[3000], approve[600] = "", no_ask[200] = "";
+    int ask = HOOK_ASK_ASK;
+    if (o->ask >= 0) {
+        ask = o->ask;
+        snprintf(no_ask, sizeof no_ask, "this hook answers asks with a refusal (--ask deny)");
+    } else if (!ag->can_ask) {
+        ask = HOOK_ASK_DENY;
+        snprintf(no_ask, sizeof no_ask, "%s cannot ask", ag->name);
+    } else if (rq.mode && !mode_asks(rq.mode)) {
+        /* bypassPermissions may run an ask unseen, dontAsk refuses it without
+         * the way to approve, and a mode this hook does not know is neither */
+        ask = HOOK_ASK_DENY;
+        snprintf(no_ask, sizeof no_ask, "in permission mode '%.60s' this hook cannot count on a person being asked", rq.mode);
+    }
+    no_ask[0] = (char)toupper((unsigned char)no_ask[0]);   /* it begins a sentence */
     answer a = { 1, v.decision, reason };
     if (v.decision == SG_GATE_ASK)
         snprintf(approve, sizeof approve, "shellgate approve %s --once (or --session, --always)%s%s", v.approval_id,
@@ -444,8 +472,8 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
                  !v.hint[0] ? "" : stop ? " Hint: " : ". Hint: ", v.hint);
     } else if (ask == HOOK_ASK_DENY) {
         a.decision = SG_GATE_DENY;
-        snprintf(reason, sizeof reason, "shellgate: this command needs a person's approval (%s): %s. %s cannot ask, "
-                 "so it is refused until someone runs `%s`; then try again.", v.rule, v.message, ag->name, approve);
+        snprintf(reason, sizeof reason, "shellgate: this command needs a person's approval (%s): %s. %s, "
+                 "so it is refused until someone runs `%s`; then try again.", v.rule, v.message, no_ask, approve);
     } else if (ask == HOOK_ASK_PASS) {
         a.opinion = 0;                  /* the agent's own approval flow decides */
         reason[0] = '\0';

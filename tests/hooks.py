@@ -70,7 +70,7 @@ def expected(agent, name):
     """What the case's name promises, in that agent."""
     if name in ("allow", "readonly_pack", "dir_path_inside", "dir_path_up"):
         return "none" if agent == "codex" else "allow"      # Codex honours deny only
-    if name in ("ask",):
+    if name in ("ask", "ask_mode_plan", "ask_mode_accept_edits"):
         return "deny" if agent == "codex" else "ask"
     if name in ("ask_pass", "other_tool", "mcp_tool", "other_event"):
         return "none"
@@ -103,7 +103,7 @@ def golden():
                     got = f"unreadable ({e})"
                 check(got == expected(agent, name), f"{agent}/{name}: decision {got}, want {expected(agent, name)}")
                 if got == "deny" and name not in ("deny", "readonly_pack_deny", "dir_path", "args_object") \
-                        and not name.startswith("hostile") and name != "ask" and name != "ask_as_deny" \
+                        and not name.startswith(("hostile", "ask_mode_")) and name != "ask" and name != "ask_as_deny" \
                         and name != "non_interactive":
                     check(p.stderr.strip() != b"", f"{agent}/{name}: an error of shellgate's own is on stderr too")
 
