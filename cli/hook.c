@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
+#include "common/alloc.h"
 #include "common/jsontext.h"
 
 /* cJSON would end the command at the NUL: the part decided would not be all
@@ -229,15 +230,15 @@ static int deny(const hook_agent *ag, const char *why)
 static char *read_input(size_t *len, const char **why)
 {
     size_t cap = 1 << 14, n = 0;
-    char *b = malloc(cap);
+    char *b = sg_malloc(cap);
     while (b) {
         if (n + 1 >= cap) {
             if (cap >= HOOK_MAX_INPUT) {
-                free(b);
+                sg_free(b);
                 *why = "the hook input is larger than 8 MiB";
                 return NULL;
             }
-            char *nb = realloc(b, cap * 2);
+            char *nb = sg_realloc(b, cap * 2);
             if (!nb)
                 break;
             b = nb;
@@ -247,7 +248,7 @@ static char *read_input(size_t *len, const char **why)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            free(b);
+            sg_free(b);
             *why = "cannot read the hook input";
             return NULL;
         }
@@ -258,7 +259,7 @@ static char *read_input(size_t *len, const char **why)
         }
         n += (size_t)r;
     }
-    free(b);
+    sg_free(b);
     *why = "out of memory";
     return NULL;
 }
@@ -569,11 +570,11 @@ int cli_hook(int argc, char **argv)
     if (!text)
         return deny(ag, why);
     if (sg_json_has_nul(text, len)) {
-        free(text);
+        sg_free(text);
         return deny(ag, NUL_WHY);
     }
     cJSON *in = cJSON_ParseWithLength(text, len);
-    free(text);
+    sg_free(text);
     if (!in)
         return deny(ag, "the hook input is not valid JSON");
     int rc = decide(ag, &o, in);

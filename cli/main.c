@@ -1068,6 +1068,8 @@ static int cmd_listing(int argc, char **argv, int decompile)
 
 int main(int argc, char **argv)
 {
+    /* cJSON allocates through the funnel too, so a failure test reaches it */
+    cJSON_InitHooks(&(cJSON_Hooks){ .malloc_fn = sg_malloc, .free_fn = sg_free });
     if (argc < 2) {
         cli_usage(stderr);
         return EX_USAGE;

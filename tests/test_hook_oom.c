@@ -51,33 +51,62 @@ static int run(const char *agent, const char *payload, long nth, char *out, size
     return rc;
 }
 
-static const char *decision(const char *out, char *buf, size_t n)
+/* The decision an answer carries, read in the agent's own format: allow, deny,
+ * ask, "none" (no opinion) or "unreadable". */
+static const char *decision(const char *agent, const char *out, char *buf, size_t n)
 {
     cJSON *j = cJSON_Parse(out);
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "hookSpecificOutput");
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(h, "permissionDecision");
-    snprintf(buf, n, "%s", cJSON_IsString(d) ? d->valuestring : cJSON_IsObject(j) && !h ? "none" : "unreadable");
+    const cJSON *d = NULL;
+    if (strcmp(agent, "claude-code") == 0 || strcmp(agent, "codex") == 0)
+        d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "hookSpecificOutput"),
+                                             "permissionDecision");
+    else if (strcmp(agent, "gemini-cli") == 0)
+        d = cJSON_GetObjectItemCaseSensitive(j, "decision");
+    else if (strcmp(agent, "cursor") == 0)
+        d = cJSON_GetObjectItemCaseSensitive(j, "permission");
+    else
+        d = cJSON_GetObjectItemCaseSensitive(j, "permissionDecision");
+    snprintf(buf, n, "%s", cJSON_IsString(d) ? d->valuestring
+             : cJSON_IsObject(j) && !cJSON_GetArraySize(j) ? "none" : "unreadable");
     cJSON_Delete(j);
     return buf;
 }
 
-static void sweep(const char *payload, const char *want)
+/* The payload for cmd in agent's protocol. */
+static void payload(const char *agent, const char *cmd, char *out, size_t n)
 {
-    char out[8192], d[64];
+    if (strcmp(agent, "copilot") == 0)
+        snprintf(out, n, "{\"timestamp\":1,\"cwd\":\"/home/agent/project\",\"toolName\":\"bash\","
+                 "\"sessionId\":\"s\",\"toolArgs\":\"{\\\"command\\\":\\\"%s\\\"}\"}", cmd);
+    else if (strcmp(agent, "cursor") == 0)
+        snprintf(out, n, "{\"conversation_id\":\"s\",\"hook_event_name\":\"beforeShellExecution\","
+                 "\"command\":\"%s\",\"cwd\":\"/home/agent/project\"}", cmd);
+    else
+        snprintf(out, n, "{\"session_id\":\"s\",\"cwd\":\"/home/agent/project\",\"hook_event_name\":"
+                 "\"%s\",\"tool_name\":\"%s\",\"tool_input\":{\"command\":\"%s\"}}",
+                 strcmp(agent, "gemini-cli") == 0 ? "BeforeTool" : "PreToolUse",
+                 strcmp(agent, "gemini-cli") == 0 ? "run_shell_command" : "Bash", cmd);
+}
+
+static void sweep(const char *agent, const char *cmd, const char *want)
+{
+    char in[1024], out[8192], d[64];
     long made = 0;
-    run("claude-code", payload, 0, out, sizeof out, &made);
-    CHECK_STR(decision(out, d, sizeof d), want);
+    payload(agent, cmd, in, sizeof in);
+    run(agent, in, 0, out, sizeof out, &made);
+    CHECK_STR(decision(agent, out, d, sizeof d), want);
     long total = made;
     for (long nth = 1; nth <= total; nth++) {
-        int rc = run("claude-code", payload, nth, out, sizeof out, &made);
-        decision(out, d, sizeof d);
+        int rc = run(agent, in, nth, out, sizeof out, &made);
+        decision(agent, out, d, sizeof d);
         CHECK(rc == 0);
         /* a deny stays a deny; an allow may become a deny, never nothing */
-        CHECK(strcmp(d, "deny") == 0 || strcmp(d, want) == 0);
-        if (strcmp(d, "deny") != 0 && strcmp(d, want) != 0)
-            fprintf(stderr, "allocation %ld of %ld failing: %s\n", nth, total, out);
+        int ok = strcmp(d, "deny") == 0 || strcmp(d, want) == 0;
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "%s: allocation %ld of %ld failing: %s\n", agent, nth, total, out);
     }
-    printf("%s: %ld allocations swept\n", want, total);
+    printf("%s %s: %ld allocations swept\n", agent, want, total);
 }
 
 int main(void)
@@ -85,12 +114,15 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     setenv("XDG_CONFIG_HOME", dir, 1);
-    sweep("{\"session_id\":\"s\",\"cwd\":\"/home/agent/project\",\"hook_event_name\":\"PreToolUse\","
-          "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf / | cat\"}}", "deny");
-    sweep("{\"session_id\":\"s\",\"cwd\":\"/home/agent/project\",\"hook_event_name\":\"PreToolUse\","
-          "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls -la | wc -l\"}}", "allow");
-    sweep("{\"session_id\":\"s\",\"cwd\":\"/home/agent/project\",\"hook_event_name\":\"PreToolUse\","
-          "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git push origin main\"}}", "ask");
+    /* cJSON allocates through the funnel, as in the shellgate binary */
+    cJSON_InitHooks(&(cJSON_Hooks){ .malloc_fn = sg_malloc, .free_fn = sg_free });
+    static const char *const agents[] = { "claude-code", "codex", "gemini-cli", "cursor", "copilot" };
+    for (size_t i = 0; i < sizeof agents / sizeof *agents; i++) {
+        int codex = strcmp(agents[i], "codex") == 0;
+        sweep(agents[i], "rm -rf / | cat", "deny");
+        sweep(agents[i], "ls -la | wc -l", codex ? "none" : "allow");     /* Codex: allow is no opinion */
+        sweep(agents[i], "git push origin main", codex ? "deny" : "ask");
+    }
     char p[200];
     snprintf(p, sizeof p, "%s/in", dir);
     unlink(p);
