@@ -18,10 +18,12 @@ never raises for it and never allows.
 import itertools
 import json
 import os
+import select
 import shutil
 import socket as _socket
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -82,6 +84,7 @@ class Gate:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._sock = self._file = self._proc = None
+        self._pending = b""
 
     # -- transport -------------------------------------------------------------------
     def _connect(self):
@@ -99,6 +102,23 @@ class Gate:
             args = [self._bin, "check", "--batch"] + (["-p", self.policy] if self.policy else [])
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL)
+            self._pending = b""
+
+    def _proc_line(self) -> bytes:
+        """The CLI's next answer line, waiting at most `timeout` seconds for it (a
+        CLI that hangs is a failed decision, never a caller stuck for good)."""
+        fd = self._proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError(f"no answer from shellgate within {self.timeout:g} s")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b""
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line + b"\n"
 
     def _exchange(self, req: Dict[str, Any]) -> Dict[str, Any]:
         """Send one request, read its answer (the lock held)."""
@@ -110,7 +130,7 @@ class Gate:
         else:
             self._proc.stdin.write((json.dumps(req) + "\n").encode())
             self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
+            line = self._proc_line()
         if not line:
             raise ConnectionError("shellgate closed the connection")
         o = json.loads(line)
@@ -146,7 +166,10 @@ class Gate:
     # -- decisions -------------------------------------------------------------------
     def check(self, cmd: str, cwd: Optional[str] = None, *, agent: Optional[str] = None,
               session: Optional[str] = None, roots: Optional[List[str]] = None) -> Decision:
-        """Decide cmd as bash would run it in cwd (absolute; default: this process's)."""
+        """Decide cmd as bash would run it in cwd (absolute; default: this process's).
+
+        agent and session key the server's rate limits and approvals; the CLI gate
+        runs a pure check (no admission), where they do not apply."""
         req: Dict[str, Any] = {"op": "check", "cmd": cmd, "cwd": os.path.abspath(cwd or os.getcwd())}
         if roots:
             req["roots"] = [os.path.abspath(r) for r in roots]

@@ -5,6 +5,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -110,7 +111,59 @@ class ServerCase(unittest.TestCase):
         self.assertTrue(d.error)
 
 
+def start_server(path, tmp):
+    proc = subprocess.Popen([SG, "serve", "--socket", path], stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "xdg2")))
+    for _ in range(1500):
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.connect(path)
+            return proc
+        except OSError:
+            time.sleep(0.02)
+    return proc
+
+
+class ReconnectCase(unittest.TestCase):
+    def test_server_restarted(self):
+        """A gate whose server went away answers deny, then decides again once a
+        server is back on the socket (it reconnects; nothing to recreate)."""
+        with tempfile.TemporaryDirectory(prefix="sg-py-re-") as tmp:
+            path = os.path.join(tmp, "sg.sock")
+            proc = start_server(path, tmp)
+            with Gate(socket=path, timeout=10) as g:
+                self.assertTrue(g.check("ls", cwd=CWD).allowed)
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+                d = g.check("ls", cwd=CWD)
+                self.assertEqual(d.decision, "deny")
+                self.assertTrue(d.error)
+                proc = start_server(path, tmp)
+                try:
+                    self.assertTrue(g.check("ls", cwd=CWD).allowed)
+                    self.assertEqual(g.check("rm -rf /", cwd=CWD).decision, "deny")
+                finally:
+                    proc.send_signal(signal.SIGTERM)
+                    proc.wait(timeout=30)
+
+
 class CliCase(unittest.TestCase):
+    def test_cli_hung_is_deny(self):
+        """A CLI that never answers: the decision is a deny after the timeout,
+        never a caller blocked for good."""
+        with tempfile.TemporaryDirectory(prefix="sg-py-hang-") as tmp:
+            fake = os.path.join(tmp, "shellgate")
+            with open(fake, "w") as f:
+                f.write("#!" + sys.executable + "\nimport sys, time\nsys.stdin.readline()\ntime.sleep(120)\n")
+            os.chmod(fake, 0o755)
+            t0 = time.monotonic()
+            with Gate(policy="default", shellgate=fake, timeout=1.0) as g:
+                d = g.check("ls", cwd=CWD)
+            self.assertEqual(d.decision, "deny")
+            self.assertIn("no answer from shellgate within 1 s", d.error)
+            self.assertLess(time.monotonic() - t0, 30)
+
+
     def test_cli_gate(self):
         with Gate(policy="readonly", shellgate=SG) as g:
             self.assertTrue(g.check("git log --oneline", cwd=CWD).allowed)
