@@ -161,6 +161,12 @@ class Gate:
                 self._proc.wait(timeout=5)
             except (OSError, subprocess.SubprocessError):
                 pass
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                try:
+                    if pipe:
+                        pipe.close()
+                except OSError:
+                    pass
             self._proc = None
 
     # -- decisions -------------------------------------------------------------------
