@@ -77,7 +77,7 @@ class Server:
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         rc = self.p.wait(timeout=30)
-        self.p.stderr.read()
+        self.err = self.p.stderr.read().decode(errors="replace")
         return rc
 
 
@@ -227,6 +227,8 @@ def reload_tests(tmp):
     check(r.returncode == 0, f"compile the default pack: {r.stderr!r}")
     good = open(table, "rb").read()
     srv = Server(tmp, "-p", table)
+    mode = os.stat(srv.path).st_mode & 0o777
+    check(mode == 0o600, f"the socket is mode 0600 unless --mode says otherwise: {oct(mode)}")
     c = Conn(srv)
     check(c.ask({"id": 1, "cmd": "rm -rf /", "cwd": CWD})["decision"] == "deny", "the table decides")
     for how in ("op", "sighup"):
@@ -255,6 +257,25 @@ def reload_tests(tmp):
     a = c.ask({"id": 7, "op": "reload"})
     check(a.get("ok") is True and a.get("pack") == "readonly", f"a good table is put in force: {a}")
     check(c.ask({"id": 8, "cmd": "echo hi > x", "cwd": CWD})["decision"] == "deny", "the new table decides")
+    c.close()
+    srv.stop()
+    check("SIGHUP: the old policy stays in force" in srv.err,
+          f"a failed SIGHUP reload is reported on stderr: {srv.err[-500:]!r}")
+    # a rule-file source: a reload that does not compile keeps the last good pack
+    src = os.path.join(tmp, "mine.rules")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    good_src = open(os.path.join(root, "rules", "readonly.rules")).read()
+    open(src, "w").write(good_src)
+    srv = Server(tmp, "-p", src)
+    c = Conn(srv)
+    check(c.ask({"id": 1, "cmd": "echo hi > x", "cwd": CWD})["decision"] == "deny", "the rule file decides")
+    open(src, "w").write(good_src + "\nallow program {{{ nonsense\n")
+    a = c.ask({"id": 2, "op": "reload"})
+    check(a.get("ok") is False and "mine.rules" in a.get("error", "") and a.get("kept") == "readonly",
+          f"a rule file that does not compile is refused, naming the file, and the old pack kept: {a}")
+    check(c.ask({"id": 3, "cmd": "echo hi > x", "cwd": CWD})["decision"] == "deny"
+          and c.ask({"id": 4, "cmd": "ls", "cwd": CWD})["decision"] == "allow",
+          "after a failed rule-file reload the old pack still decides")
     c.close()
     srv.stop()
 
