@@ -91,8 +91,17 @@ static int compile_embedded(const sg_embedded *e, const sg_load_options *opt, ui
     return r < 0 ? 70 : r > 0 ? 65 : 0;
 }
 
+static int policy_from_table(const uint8_t *bytes, size_t len, unsigned flags, uint8_t *owned, const char *name,
+                             sg_policy **out, char *err, size_t errlen);
+
 int sg_policy_from_table(const uint8_t *bytes, size_t len, uint8_t *owned, const char *name,
                          sg_policy **out, char *err, size_t errlen)
+{
+    return policy_from_table(bytes, len, 0, owned, name, out, err, errlen);
+}
+
+static int policy_from_table(const uint8_t *bytes, size_t len, unsigned flags, uint8_t *owned, const char *name,
+                             sg_policy **out, char *err, size_t errlen)
 {
     sg_policy *p = sg_calloc(1, sizeof *p);
     if (!p) {
@@ -104,7 +113,7 @@ int sg_policy_from_table(const uint8_t *bytes, size_t len, uint8_t *owned, const
     p->bytes = bytes;
     p->len = len;
     p->name = sg_strndup(name, strlen(name));
-    if (!p->name || sgr_table_load(bytes, len, &p->t, err, errlen) != 0) {
+    if (!p->name || sgr_table_load_flags(bytes, len, flags, &p->t, err, errlen) != 0) {
         int status = p->name ? 65 : 70;
         if (!p->name)
             snprintf(err, errlen, "out of memory");
@@ -189,7 +198,8 @@ SG_API int sg_policy_load(const char *policy, const sg_load_options *opt, sg_pol
     if (!strchr(policy, '/') && !ends_with(policy, ".rules") && !ends_with(policy, ".sgt")) {
         const sg_embedded *t = sg_embedded_find(sg_embedded_tables, sg_embedded_ntables, policy);
         if (t) {
-            int r = sg_policy_from_table(t->data, t->len, NULL, policy, out, err, sizeof err);
+            /* the build checked this very image in full (cli/CMakeLists.txt) */
+            int r = policy_from_table(t->data, t->len, SGR_LOAD_TRUSTED, NULL, policy, out, err, sizeof err);
             if (r)
                 diag_msg(opt, "embedded pack '%s': %s", policy, err);
             return r;

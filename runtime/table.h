@@ -88,6 +88,16 @@ typedef struct sgr_table {
  * with a message in err ("table: checksum mismatch", "table: rule 3: set 99 out of
  * range", ...).  Requires the bytes to be 8-byte aligned. */
 int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen);
+
+/* sgr_table_load with flags.  SGR_LOAD_TRUSTED: the image is the program's own
+ * constant data (a pack embedded at build time, which passed the full check in
+ * that build: `compile` loads every table it writes and runs its inline tests),
+ * so only the header and the section directory are checked and the view is
+ * built; the checksum and the content checks are skipped.  Never for bytes read
+ * from a file, a bundle or a caller. */
+enum { SGR_LOAD_TRUSTED = 1 };
+int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_table **out, char *err,
+                         size_t errlen);
 void sgr_table_free(sgr_table *t);
 
 /* Write a readable listing of every section through out() (used by
