@@ -1,7 +1,8 @@
 /* bench_run.c - what the executor costs over a bare fork/exec of `true`: the
  * same program run N times bare, through `shellgate run` (a process each, as an
  * agent's tool calls it), with --sandbox bwrap, and in process (sgx_run: decide and
- * run, no shellgate start-up).  usage: bench_run SHELLGATE [N] */
+ * run, no shellgate start-up).  usage: bench_run SHELLGATE [N [JSON_OUT]]
+ *   JSON_OUT gets {"run": {...}} for bench/results.json (bench/merge_agents.py). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,20 @@ static double spawn(const char *const *argv, int n)
     return (now() - t0) / n * 1e6;
 }
 
+static FILE *js;                       /* JSON_OUT, or NULL */
+static int js_n;
+
 static void line(const char *what, double us, double base)
 {
+    if (js) {                          /* us < 0: the figure failed or was skipped (null) */
+        fprintf(js, "%s{\"what\":\"", js_n++ ? "," : "");
+        for (const char *c = what; *c; c++)
+            fprintf(js, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+        if (us < 0)
+            fputs("\",\"us\":null}", js);
+        else
+            fprintf(js, "\",\"us\":%.1f,\"over_bare_us\":%.1f}", us, base > 0 ? us - base : 0.0);
+    }
     if (us < 0)
         printf("run: %-44s failed\n", what);
     else if (base > 0)
@@ -61,6 +74,12 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 200;
     if (n < 1)
         n = 1;
+    if (argc > 3 && !(js = fopen(argv[3], "w"))) {
+        perror(argv[3]);
+        return 2;
+    }
+    if (js)
+        fprintf(js, "{\"run\":{\"runs\":%d,\"figures\":[", n);
     char tmpl[] = "/tmp/sgx-bench-XXXXXX";
     if (!mkdtemp(tmpl))
         return 2;
@@ -77,10 +96,13 @@ int main(int argc, char **argv)
     line("shellgate check -- true (decision only)", spawn(check, n), b);
     line("shellgate run -- true", spawn(run, n), b);
     double sb = spawn(box, 1) < 0 ? -1 : spawn(box, n / 4 ? n / 4 : 1);
-    if (sb < 0)
+    if (sb < 0) {
         printf("run: %-44s skipped: bwrap does not start here\n", "shellgate run --sandbox bwrap -- true");
-    else
+        if (js)                        /* the figure's place, null */
+            fprintf(js, "%s{\"what\":\"shellgate run --sandbox bwrap -- true\",\"us\":null}", js_n++ ? "," : "");
+    } else {
         line("shellgate run --sandbox bwrap -- true", sb, b);
+    }
 
     /* in process: the executor's own work for a line, no shellgate start-up */
     sg_policy *p = NULL;
@@ -117,5 +139,9 @@ int main(int argc, char **argv)
     sgr_ctx_free(ctx);
     sg_policy_free(p);
     rmdir(tmpl);
+    if (js) {
+        fputs("]}}\n", js);
+        fclose(js);
+    }
     return 0;
 }

@@ -108,6 +108,20 @@ def check_results(r, quick):
         for c in h.get("cases", []):
             for k in ("runs", "median_ms", "p99_ms", "min_ms", "cpu_ms"):
                 number(c, k, f"hook_adapters[{c.get('agent')} {c.get('case')}]")
+    # filled by bench/bench_run.c and bench/redis.sh through bench/merge_agents.py
+    x = r.get("run")
+    if x is not None:
+        figs = x.get("figures", [])
+        check([f.get("what", "")[:14] for f in figs[:3]] == ["bare fork/exec", "shellgate chec", "shellgate run "],
+              f"run: bare, check and run figures first ({[f.get('what') for f in figs]})")
+        for f in figs:
+            if f.get("us") is not None or "bwrap" not in f.get("what", ""):
+                number(f, "us", f"run[{f.get('what')}]")
+    d = r.get("redis")
+    if d is not None:
+        for k in ("lines", "pure_per_s", "file_per_s", "redis_per_s", "redis_4_clients_per_s"):
+            number(d, k, "redis")
+        number(d, "redis_added_us", "redis", positive=False)
     s = r.get("server")
     if s is not None:
         runs = s.get("runs", [])

@@ -2,9 +2,11 @@
 # redis.sh - admission through the Redis rate store (docs/fleet.md): admissions/s
 # of `check --batch` against a local redis-server (one client, and 4 at once), and
 # the latency admission adds to a decision, next to the local state file on tmpfs.
-# usage: redis.sh BUILD_DIR      (BENCH_ADMIT lines per run, default 20000)
+# usage: redis.sh BUILD_DIR [JSON_OUT]   (BENCH_ADMIT lines per run, default 20000)
+#   JSON_OUT gets {"redis": {...}} for bench/results.json (bench/merge_agents.py)
 set -eu
 B=${1:-build}
+JS=${2:-}
 N=${BENCH_ADMIT:-20000}
 SG="$B/cli/shellgate"
 if ! command -v redis-server >/dev/null 2>&1; then
@@ -44,3 +46,8 @@ echo "  no admission:        $(echo "$N / $pure" | bc) decisions/s"
 echo "  local state (tmpfs): $(echo "$N / $file" | bc) admissions/s, +$(echo "($file - $pure) * 1000000 / $N" | bc) us a decision (it rewrites every timestamp in the window: up to $N here)"
 echo "  Redis (loopback):    $(echo "$N / $redis" | bc) admissions/s, +$(echo "($redis - $pure) * 1000000 / $N" | bc) us a decision"
 echo "  Redis, 4 clients:    $(echo "4 * $N / $four" | bc) admissions/s together"
+if [ -n "$JS" ]; then
+    printf '{"redis": {"lines": %s, "pure_per_s": %s, "file_per_s": %s, "redis_per_s": %s, "redis_added_us": %s, "redis_4_clients_per_s": %s}}\n' \
+        "$N" "$(echo "$N / $pure" | bc)" "$(echo "$N / $file" | bc)" "$(echo "$N / $redis" | bc)" \
+        "$(echo "($redis - $pure) * 1000000 / $N" | bc)" "$(echo "4 * $N / $four" | bc)" >"$JS"
+fi

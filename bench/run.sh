@@ -25,11 +25,15 @@ echo "build: $B ($build); $(nproc) cpus; load average $(cut -d' ' -f1-3 /proc/lo
     --batch "${BENCH_BATCH:-200000}" --cli "$B/cli/shellgate" --build "$build" --json "$OUT"
 "$B/bench/bench_hooks" "${BENCH_HOOK_CALLS:-1000000}"
 # admission through the Redis rate store: its own block of figures (bench/redis.sh)
-sh "$(dirname "$0")/redis.sh" "$B"
+part=$(mktemp)
+sh "$(dirname "$0")/redis.sh" "$B" "$part"
+[ -s "$part" ] && python3 "$(dirname "$0")/merge_agents.py" "$OUT" "$part"
 
 # ---- the executor: `shellgate run` over a bare fork/exec of true, with and without
 # the sandbox, and in process (docs/executor.md) -----------------------------------
-"$B/bench/bench_run" "$B/cli/shellgate" "${BENCH_RUN:-200}"
+"$B/bench/bench_run" "$B/cli/shellgate" "${BENCH_RUN:-200}" "$part"
+python3 "$(dirname "$0")/merge_agents.py" "$OUT" "$part"
+rm -f "$part"
 
 # ---- what an agent pays: a hook call end to end, and the server with 1 and 32
 # clients (bench/bench_agents.c); their figures fill results.json's places -------
