@@ -1,6 +1,6 @@
 /* fuzz_diff.c - the differential oracle (issue 7): every command line is decided
  * by the table evaluator (runtime/eval.c) and by the reference evaluator
- * (lib/refeval.c), which interprets the checked AST with no table, no bytecode
+ * (fuzz/refeval.c), which interprets the checked AST with no table, no bytecode
  * and no DFA, against every embedded pack compiled here from its source.  Any
  * disagreement on the line's decision and deciding rule, or on any segment's
  * decision and rule, is a failure.  Packs with `lua` conditions are skipped.
@@ -10,7 +10,7 @@
 #include "fuzz.h"
 #include "lib/embedded.h"
 #include "lib/policy.h"
-#include "lib/refeval.h"
+#include "fuzz/refeval.h"
 #include "compiler/compile.h"
 #include "runtime/table.h"
 #include "common/alloc.h"

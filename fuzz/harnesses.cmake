@@ -45,7 +45,7 @@ list(APPEND SG_FUZZ_HARNESSES hooks)
 # the bundle loader (lib/bundle.c): hostile images, and edits of signed bundles
 list(APPEND SG_FUZZ_HARNESSES bundle)
 
-# the differential oracle: table evaluator vs the reference evaluator (lib/refeval.c,
+# the differential oracle: table evaluator vs the reference evaluator (fuzz/refeval.c,
 # the sgrefeval library, never shipped) over the checked AST
 list(APPEND SG_FUZZ_HARNESSES diff)
 

@@ -2241,7 +2241,7 @@ static int brace_check(sgr_ctx *c, uint32_t si)
 
 /* Bounds that keep loop_words' lookups a constant cost each, so a line of many
  * "$f" operands stays linear; a line past them reads no loop variable (its "$f"
- * stays unknown).  The reference oracle (lib/refeval.c) holds the same ones. */
+ * stays unknown).  The reference oracle (fuzz/refeval.c) holds the same ones. */
 #define LOOP_MAX_VARS    96
 #define LOOP_MAX_HEADERS 16
 #define LOOP_MAX_WORDS   64

@@ -3,7 +3,7 @@
  * every inline test line, every case-file line (tests/packs/NAME.cases), every input
  * of tests/shparse/cases.txt and variations of each (wrappers, sh -c, pipes,
  * substitutions, cd, redirections) with the table evaluator and with the
- * reference evaluator (lib/refeval.c); any disagreement fails, printed with the
+ * reference evaluator (fuzz/refeval.c); any disagreement fails, printed with the
  * line and both answers.  Runs in tests/ (paths below are relative to it). */
 #include <dirent.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "check.h"
 #include "slurp.h"
 #include "lib/policy.h"
-#include "lib/refeval.h"
+#include "fuzz/refeval.h"
 #include "compiler/compile.h"
 #include "runtime/table.h"
 #include "common/alloc.h"

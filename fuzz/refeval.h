@@ -1,4 +1,4 @@
-/* refeval.h - the differential oracle's reference evaluator (issue 7): decides a
+/* refeval.h - the differential oracle's reference evaluator: decides a
  * command line by interpreting the checked AST (compiler/ast.h) directly - no
  * table, no bytecode, no DFA, no index - and compares its answer with the table
  * evaluator's (runtime/eval.c) for the same line.
