@@ -2,7 +2,8 @@
  * them (SGR_LOAD_TRUSTED: the view built, no content checked) and as a table file
  * is loaded (every check): both succeed and build the same view, field by field,
  * so skipping the checks for the program's own data changes nothing but the time.
- * A copy of each image with one flipped byte is still refused by the full load. */
+ * A copy of each image with one flipped byte is still refused by the full load.
+ * And the loop scan the view is built with, against its definition. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -39,8 +40,33 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
            x->nlongopts);
 }
 
+/* sgr_dfa_state_loops against its definition, over rows of every width up to 256
+ * classes and every mix of kept and leaving transitions */
+static void state_loops(void)
+{
+    uint32_t row[256];
+    unsigned seed = 12345, bad = 0, n = 0;
+    for (uint32_t nc = 1; nc <= 256; nc++)
+        for (int trial = 0; trial < 40; trial++) {
+            uint32_t s = trial % 7 == 0 ? 0 : 1 + trial % 5, keep = (uint32_t)trial * 7 % 101;
+            for (uint32_t c = 0; c < nc; c++) {
+                seed = seed * 1103515245u + 12345u;
+                row[c] = (seed >> 16) % 100 < keep ? s : s + 1 + (seed >> 8) % 3;
+            }
+            uint32_t kept = 0;
+            for (uint32_t c = 0; c < nc; c++)
+                kept += row[c] == s;
+            uint8_t want = (uint8_t)(s == 0 ? 0 : kept == nc ? 2 : 2 * kept >= nc);
+            bad += sgr_dfa_state_loops(row, nc, s) != want;
+            n++;
+        }
+    CHECK(bad == 0);
+    printf("sgr_dfa_state_loops: %u rows, %u wrong\n", n, bad);
+}
+
 int main(void)
 {
+    state_loops();
     CHECK(sg_embedded_ntables >= 4);
     for (size_t i = 0; i < sg_embedded_ntables; i++) {
         const sg_embedded *e = &sg_embedded_tables[i];
