@@ -777,6 +777,94 @@ static void load_hooks(sema *s)
     }
 }
 
+/* ---- messages ------------------------------------------------------------- */
+
+static const char *const placeholder_names[] = {
+#define X(id, name) name,
+    SGT_PLACEHOLDERS(X)
+#undef X
+    NULL
+};
+
+static const char *const limit_placeholder_names[] = {
+#define X(id, name) name,
+    SGT_LIMIT_PLACEHOLDERS(X)
+#undef X
+    NULL
+};
+
+/* Every "{name}" in a message or hint names a placeholder (SGT_PLACEHOLDERS): a
+ * misspelt one would be shown verbatim to every agent it refuses.  A brace around
+ * anything but a lower-case name ("{a,b}", "${HOME}") is text. */
+static void check_placeholders(sema *s, const sgc_tok *t, const char *const *names)
+{
+    if (!t->text)
+        return;
+    const char *m = t->text, *end = m + t->len;
+    uint32_t raw_from = 0;              /* where the next search of the source starts */
+    for (const char *p = memchr(m, '{', t->len); p; p = p + 1 < end ? memchr(p + 1, '{', (size_t)(end - p - 1)) : NULL) {
+        const char *q = p + 1;
+        while (q < end && ((*q >= 'a' && *q <= 'z') || *q == '_'))
+            q++;
+        size_t n = (size_t)(q - p - 1);
+        if (q == end || *q != '}' || n == 0)
+            continue;
+        const char *best = NULL;
+        unsigned bd = 3;
+        int known = 0;
+        for (size_t i = 0; names[i]; i++) {
+            const char *nm = names[i];
+            if (strlen(nm) == n && memcmp(nm, p + 1, n) == 0)
+                known = 1;
+            unsigned d = sgc_edit_distance(p + 1, n, nm, strlen(nm));
+            if (d < bd) {
+                bd = d;
+                best = nm;
+            }
+        }
+        if (known)
+            continue;
+        /* point at the placeholder itself where the source spells it as is */
+        sgc_loc at = t->loc;
+        const sgc_source *src = &s->c->files[t->loc.file];
+        if (t->loc.off + t->loc.len <= src->len) {
+            const char *raw = src->text + t->loc.off;
+            for (uint32_t i = raw_from; i + n + 2 <= t->loc.len; i++)
+                if (memcmp(raw + i, p, n + 2) == 0) {
+                    at.off += i;
+                    at.len = (uint32_t)n + 2;
+                    raw_from = i + (uint32_t)n + 2;
+                    break;
+                }
+        }
+        char note[200];
+        if (best) {
+            snprintf(note, sizeof note, "did you mean '{%s}'?", best);
+        } else {
+            size_t k = (size_t)snprintf(note, sizeof note, "the placeholders here are");
+            for (size_t i = 0; names[i] && k < sizeof note; i++)
+                k += (size_t)snprintf(note + k, sizeof note - k, " {%s}", names[i]);
+        }
+        sgc_error_note(s->c, at, note, "unknown placeholder '{%.*s}' in %s", (int)n, p + 1,
+                       names == limit_placeholder_names ? "a rate limit's message" : "a message");
+    }
+}
+
+static void check_messages(sema *s)
+{
+    for (uint32_t k = 0; k < s->p->norder; k++) {
+        const sgc_file_ast *a = &s->c->files[s->p->order[k]].ast;
+        check_placeholders(s, &a->default_msg, placeholder_names);
+        check_placeholders(s, &a->default_hint, placeholder_names);
+        for (const sgc_rule *r = a->rules; r; r = r->next) {
+            check_placeholders(s, &r->msg, placeholder_names);
+            check_placeholders(s, &r->hint, placeholder_names);
+        }
+        for (const sgc_limit *l = a->limits; l; l = l->next)
+            check_placeholders(s, &l->msg, limit_placeholder_names);
+    }
+}
+
 /* ---- the driver ----------------------------------------------------------- */
 
 static void visit(sema *s, uint32_t f, uint8_t *state)
@@ -925,6 +1013,7 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
     }
 
     load_hooks(&s);
+    check_messages(&s);
 
     /* rules, dependencies first */
     uint32_t nr = 0;

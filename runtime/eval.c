@@ -41,8 +41,12 @@ typedef struct sgr_walk_prog {
 
 /* A message template as fill reads it: pieces of literal text and placeholders,
  * each placeholder with its own text for when it has no value to stand for. */
-enum { PIECE_TEXT, PIECE_PROGRAM, PIECE_SUBCOMMAND, PIECE_OPTION, PIECE_ARG, PIECE_PATH, PIECE_RULE,
-       PIECE_REASON };
+enum {
+    PIECE_TEXT,
+#define X(id, name) PIECE_##id,
+    SGT_PLACEHOLDERS(X)
+#undef X
+};
 
 typedef struct sgr_piece {
     const char *s;
@@ -3838,11 +3842,11 @@ static size_t tmpl_next(const char *p, uint32_t *kind)
     *kind = PIECE_TEXT;
     if (close) {
         size_t k = (size_t)(close - p - 1);
-#define IS(name) (k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0)
-        *kind = IS("program") ? PIECE_PROGRAM : IS("subcommand") ? PIECE_SUBCOMMAND
-                : IS("option") ? PIECE_OPTION : IS("arg") ? PIECE_ARG : IS("path") ? PIECE_PATH
-                : IS("rule") ? PIECE_RULE : IS("reason") ? PIECE_REASON : PIECE_TEXT;
-#undef IS
+#define X(id, name) \
+        if (*kind == PIECE_TEXT && k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0) \
+            *kind = PIECE_##id;
+        SGT_PLACEHOLDERS(X)
+#undef X
     }
     if (*kind != PIECE_TEXT)
         return (size_t)(close + 1 - p);

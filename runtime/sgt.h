@@ -63,6 +63,28 @@ typedef struct sgt_header {
     sgt_section sec[SGT_NSECTIONS];
 } sgt_header;
 
+/* The placeholders a message or hint may hold, "{name}", filled when a decision is
+ * made (runtime/eval.c); the compiler refuses any other "{name}" (a brace around
+ * anything but a lower-case name is text). */
+#define SGT_PLACEHOLDERS(X) \
+    X(PROGRAM,    "program")    \
+    X(SUBCOMMAND, "subcommand") \
+    X(OPTION,     "option")     \
+    X(ARG,        "arg")        \
+    X(PATH,       "path")       \
+    X(RULE,       "rule")       \
+    X(REASON,     "reason")
+
+/* The placeholders of a rate limit's message, filled when admission refuses
+ * (admit/common.c, sga_limit_message): the count, the window in seconds, the
+ * window in words, the wait in seconds, the limit's name. */
+#define SGT_LIMIT_PLACEHOLDERS(X) \
+    X(COUNT,  "count")  \
+    X(WINDOW, "window") \
+    X(PER,    "per")    \
+    X(WAIT,   "wait")   \
+    X(NAME,   "name")
+
 /* Decisions, strictest last is NOT the order: use sgt_strictness(). */
 #define SGT_DECISIONS(X) \
     X(ALLOW, "allow") \
