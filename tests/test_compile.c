@@ -471,7 +471,7 @@ static void message_tests(void)
 {
     static const char pack[] =
         "pack g version 1\n"
-        "default ask \"{nope} {program} {{subcommand}} x{rule\"\n"
+        "default ask \"{Nope} {program} {{subcommand}} x{rule\"\n"
         "a: deny program aa \"{a{program}} [{option}] {arg}{path}{reason}|{}{rule}{rule}{\"\n"
         "b: deny program bb and option -x \"{subcommand}:{option}:{program}\"\n"
         "c: deny text contains { ZZZ } \"{program} saw {rule}, {reason}\"\n"
@@ -480,7 +480,7 @@ static void message_tests(void)
     if (pack_begin(&ps, pack) < 0)
         return;
     for (int round = 0; round < 2; round++) {
-        CHECK_STR(ev("zz sub")->message, "{nope} zz {sub} x{rule");
+        CHECK_STR(ev("zz sub")->message, "{Nope} zz {sub} x{rule");
         CHECK_STR(ev("aa q")->message, "{aaa} [] |{}g:ag:a{");
         CHECK_STR(ev("bb -x sub")->message, "sub:-x:bb");
         CHECK_STR(ev("echo ZZZ")->message, "{program} saw g:c, ");
