@@ -10,6 +10,8 @@
 #include "runtime/sgt.h"
 #include "runtime/shparse.h"
 #include "common/alloc.h"
+#include <lauxlib.h>
+#include <lua.h>
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -744,6 +746,21 @@ static void load_hooks(sema *s)
                 sg_free(owned);
                 continue;
             }
+            /* parse it now: a syntax error is this pack's error, with the file and
+             * line Lua gives, not a deny at every decision that calls the hook */
+            lua_State *L = luaL_newstate();
+            if (!L) {
+                sg_free(owned);
+                sgc_oom(c);
+                return;
+            }
+            char chunk[620];
+            snprintf(chunk, sizeof chunk, "=%s", name);
+            if (luaL_loadbufferx(L, text, len, chunk, "t") != LUA_OK) {
+                const char *why = lua_tostring(L, -1);
+                sgc_error(c, w->tok.loc, "hook file does not compile: %s", why ? why : "(no message)");
+            }       /* kept, so the rules that call it are not reported as well */
+            lua_close(L);
             char *copy = sg_arena_strndup(&c->arena, text, len);
             sg_free(owned);
             sgc_hookfile *nv = copy ? sg_realloc(p->hookfiles, sizeof *nv * (p->nhookfiles + 1)) : NULL;
