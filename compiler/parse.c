@@ -53,9 +53,17 @@ void sgc_parse_file(sgc_comp *c, uint32_t f)
     }
     sgc_tok tok;
     int skipping = 0;
+    uint32_t last_end = 0;             /* where the last token ended: the end of file's place */
     for (;;) {
         memset(&tok, 0, sizeof tok);
         int code = sgc_lex(&lx, c, &tok);
+        if (code == 0) {               /* an unfinished statement is reported where it stops */
+            tok.loc.file = f;
+            tok.loc.off = last_end;
+            tok.loc.len = 0;
+        } else if (code > 0) {
+            last_end = tok.loc.off + tok.loc.len;
+        }
         if (code < 0) {
             sgc_error(c, tok.loc, "%s", lx.error);
             if (c->oom)
@@ -88,7 +96,7 @@ void sgc_parse_file(sgc_comp *c, uint32_t f)
     if (!skipping && !c->oom) {
         memset(&tok, 0, sizeof tok);
         tok.loc.file = f;
-        tok.loc.off = (uint32_t)s->len;
+        tok.loc.off = last_end;
         sgcParse(p, 0, tok, &ps);
     }
     sgcParseFree(p, sg_free);
@@ -100,7 +108,7 @@ void sgc_parse_syntax_error(sgc_pstate *ps, const sgc_tok *tok, int code)
         return;
     ps->failed = 1;
     if (code == 0)
-        sgc_error(ps->c, tok->loc, "unexpected end of file (an unfinished statement)");
+        sgc_error(ps->c, tok->loc, "unexpected end of file: the statement is unfinished here");
     else
         sgc_error(ps->c, tok->loc, "unexpected %s '%.*s'", sgc_token_name(code),
                   (int)(tok->len > 60 ? 60 : tok->len), tok->text);
