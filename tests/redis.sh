@@ -1,5 +1,5 @@
 #!/bin/sh
-# redis.sh - the Redis rate store (runtime/admit_redis.c, docs/fleet.md) against a
+# redis.sh - the Redis rate store (admit/redis.c, docs/fleet.md) against a
 # real redis-server on a free loopback port, without persistence, in a scratch
 # directory: exact windows, 8 processes on each of 2 "hosts" (separate local state)
 # against one limit, keys namespaced and expiring, EVALSHA with EVAL after SCRIPT
