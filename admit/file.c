@@ -40,7 +40,7 @@
 #define STATE_ENDIAN 0x01020304u
 #define HDR 64
 #define MAX_KEYS 4096            /* live keys; empty ones are dropped on every write */
-#define MAX_RING 100000          /* timestamps per key (the largest count of a limit) */
+#define MAX_RING SGT_MAX_LIMIT_COUNT   /* timestamps per key: the largest count of a limit (runtime/sgt.h) */
 #define MAX_APPROVALS 256
 #define MAX_PENDING 64
 #define MAX_NAME 800             /* agent + pack + limit, with separators */

@@ -44,7 +44,7 @@
 #include "admit/admit_int.h"
 #include "common/alloc.h"
 
-#define MAX_RING 100000                 /* as the file store */
+#define MAX_RING SGT_MAX_LIMIT_COUNT   /* timestamps per key: the largest count of a limit (runtime/sgt.h) */
 #define MAX_LIMITS 64
 #define MAX_ARGS (6 + MAX_LIMITS + 12 + MAX_LIMITS * (3 + 2 * SGT_MAX_WINDOWS))
 #define KEY_MAX 2048

@@ -698,11 +698,20 @@ static void emit_limits(emitter *e)
                     break;
                 }
                 long n = sgc_tok_number(&w->count), d = parse_duration(&w->dur);
+                uint32_t nd = 0;
+                while (nd < w->count.len && w->count.text[nd] >= '0' && w->count.text[nd] <= '9')
+                    nd++;
+                if (n < 0 && nd && nd == w->count.len)
+                    n = (long)SGT_MAX_LIMIT_COUNT + 1;      /* digits, more than sgc_tok_number takes */
                 if (n < 1)
                     sgc_error(c, w->count.loc, "a limit counts at least 1 command, not '%.*s'", (int)w->count.len, w->count.text);
+                else if (n > (long)SGT_MAX_LIMIT_COUNT)
+                    sgc_error(c, w->count.loc, "a limit counts at most %u commands per window, not %.*s (each store "
+                              "keeps only the last %u admission times of a limit, so a larger count would never be "
+                              "reached)", SGT_MAX_LIMIT_COUNT, (int)w->count.len, w->count.text, SGT_MAX_LIMIT_COUNT);
                 if (d < 1)
                     sgc_error(c, w->dur.loc, "bad duration '%.*s' (write 10s, 1m, 1h or 1d)", (int)w->dur.len, w->dur.text);
-                lr.count[lr.nwindows] = n < 1 ? 1 : (uint32_t)n;
+                lr.count[lr.nwindows] = n < 1 || n > (long)SGT_MAX_LIMIT_COUNT ? 1 : (uint32_t)n;
                 lr.seconds[lr.nwindows] = d < 1 ? 1 : (uint32_t)d;
                 lr.nwindows++;
             }

@@ -280,6 +280,9 @@ typedef struct sgt_progspec {
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4
+/* the largest count of a window: each store keeps a limit's last max(count) admission
+ * times per key (a ring), so a larger count could never be reached (docs/admission.md) */
+#define SGT_MAX_LIMIT_COUNT 100000u
 typedef struct sgt_limit {
     uint32_t name;
     uint32_t nwindows;

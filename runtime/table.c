@@ -664,9 +664,9 @@ static int check_limits(vctx *v)
         if (l->nwindows < 1 || l->nwindows > SGT_MAX_WINDOWS)
             return fail(v, "limit %u: %u windows (need 1..%d)", i, l->nwindows, SGT_MAX_WINDOWS);
         for (uint32_t w = 0; w < l->nwindows; w++)
-            if (l->count[w] < 1 || l->seconds[w] < 1)
-                return fail(v, "limit %u: window %u allows %u per %u s (both must be >= 1)", i,
-                            w, l->count[w], l->seconds[w]);
+            if (l->count[w] < 1 || l->seconds[w] < 1 || l->count[w] > SGT_MAX_LIMIT_COUNT)
+                return fail(v, "limit %u: window %u allows %u per %u s (both must be >= 1, the count <= %u)", i,
+                            w, l->count[w], l->seconds[w], SGT_MAX_LIMIT_COUNT);
         if (check_code(v, l->code_off, l->code_len, 1, "limit", i))
             return -1;
     }

@@ -833,6 +833,7 @@ MUT(m_prog_first) { REC(m, PROGSPECS, sgt_progspec)[0].first_len = 1; }
 MUT(m_limit_nwin0) { REC(m, LIMITS, sgt_limit)[0].nwindows = 0; }
 MUT(m_limit_nwin5) { REC(m, LIMITS, sgt_limit)[0].nwindows = SGT_MAX_WINDOWS + 1; }
 MUT(m_limit_count) { REC(m, LIMITS, sgt_limit)[0].count[1] = 0; }
+MUT(m_limit_count_cap) { REC(m, LIMITS, sgt_limit)[0].count[0] = SGT_MAX_LIMIT_COUNT + 1; }
 MUT(m_limit_secs) { REC(m, LIMITS, sgt_limit)[1].seconds[0] = 0; }
 MUT(m_limit_msg) { REC(m, LIMITS, sgt_limit)[1].msg = SECSIZE(m, STRINGS); }
 MUT(m_hook_src) { REC(m, HOOKS, sgt_hook)[0].source = SECSIZE(m, STRINGS); }
@@ -931,6 +932,7 @@ static const struct {
     {"limit no windows", m_limit_nwin0, "table: limit 0: 0 windows"},
     {"limit 5 windows", m_limit_nwin5, "table: limit 0: 5 windows"},
     {"limit count", m_limit_count, "table: limit 0: window 1 allows 0 per 60 s"},
+    {"limit count past the ring", m_limit_count_cap, "table: limit 0: window 0 allows 100001 per 10 s (both must be >= 1, the count <= 100000)"},
     {"limit seconds", m_limit_secs, "table: limit 1: window 0 allows 1 per 0 s"},
     {"limit msg", m_limit_msg, "table: limit 1: msg string ref"},
     {"hook source", m_hook_src, "table: hook 0: source string ref"},
