@@ -1,6 +1,7 @@
 /* check.c - `shellgate check` (one line, --json, --batch; admission with --state,
  * --rate-store, --log), `approve` and `state reset`: verbs over the library face
  * alone (include/shellgate.h).  The manual: DESIGN.md "CLI", docs/admission.md. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "cli/opts.h"
 #include "cli/verbs.h"
 #include "cli/help.h"
+#include "cli/gateopt.h"
 
 /* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
  * stepped forward would free slots, so the store obeys it only for a state file
@@ -123,14 +125,12 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
             printf("  wait: %.3f seconds\n", sg_result_wait_seconds(r));
         if (*sg_result_approval_id(r)) {
             /* `approve` finds an ask only in the store that recorded it */
-            if (d == SG_ASK && a && o->admit && !o->rate_store)
-                printf("  approval: %s (shellgate approve %s [--once | --session | --always]%s%s)\n",
-                       sg_result_approval_id(r), sg_result_approval_id(r), o->state ? " --state " : "",
-                       o->state ? o->state : "");
-            else if (d == SG_ASK && a && o->admit)
-                printf("  approval: %s (shellgate approve %s --rate-store %s)\n", sg_result_approval_id(r),
-                       sg_result_approval_id(r), o->rate_store);
-            else
+            char store[PATH_MAX + 32];
+            if (d == SG_ASK && a && o->admit) {
+                sg_store_words(store, sizeof store, o->state, o->rate_store);
+                printf("  approval: %s (shellgate approve %s [--once | --session | --always]%s)\n",
+                       sg_result_approval_id(r), sg_result_approval_id(r), store);
+            } else
                 printf("  approval: %s (recorded only with --state FILE, for shellgate approve)\n",
                        sg_result_approval_id(r));
         }

@@ -143,3 +143,20 @@ int sg_gateopt_words(const sg_gateopt *o, char *buf, size_t n)
         r |= word(buf, n, "--non-interactive", NULL);
     return r ? -1 : 0;
 }
+
+int sg_store_words(char *buf, size_t n, const char *state, const char *rate_store)
+{
+    const char *name = rate_store ? "--rate-store" : state ? "--state" : NULL;
+    const char *v = rate_store ? rate_store : state;
+    if (!n)
+        return -1;
+    buf[0] = '\0';
+    if (!name)
+        return 0;
+    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-";
+    if (v[0] && strspn(v, plain) == strlen(v)) {
+        int w = snprintf(buf, n, " %s %s", name, v);
+        return w < 0 || (size_t)w >= n ? -1 : 0;
+    }
+    return word(buf, n, name, v);
+}

@@ -25,4 +25,12 @@ int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, siz
  * when buf is too small. */
 int sg_gateopt_words(const sg_gateopt *o, char *buf, size_t n);
 
+/* The options that name the store an ask was recorded in, for the `shellgate approve
+ * ID` an ask's hint prints (check, run, the hooks: one spelling): " --rate-store URL"
+ * under a rate store (the ask waits there, on every host), else " --state FILE" when
+ * a state file was named, else "" (the default state).  A value with a character a
+ * shell would read is single-quoted.  Written to buf (always terminated); 0, or -1
+ * when buf is too small (buf then holds a cut hint). */
+int sg_store_words(char *buf, size_t n, const char *state, const char *rate_store);
+
 #endif

@@ -445,7 +445,7 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
                             o->go.agent ? o->go.agent : agent, agent };
     sg_gate_verdict v;
     sg_gate_decide(g, rq.cmd, strlen(rq.cmd), &where, &v);
-    char reason[3000], approve[600] = "", no_ask[200] = "";
+    char reason[3000 + PATH_MAX], approve[PATH_MAX + 600] = "", no_ask[200] = "";
     int ask = HOOK_ASK_ASK;
     if (o->ask >= 0) {
         ask = o->ask;
@@ -461,9 +461,13 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
     }
     no_ask[0] = (char)toupper((unsigned char)no_ask[0]);   /* it begins a sentence */
     answer a = { 1, v.decision, reason };
-    if (v.decision == SG_GATE_ASK)
-        snprintf(approve, sizeof approve, "shellgate approve %s --once (or --session, --always)%s%s", v.approval_id,
-                 go.state ? " --state " : "", go.state ? go.state : "");
+    if (v.decision == SG_GATE_ASK) {
+        /* the options of the store the ask waits in, as check prints them */
+        char store[PATH_MAX + 32];
+        sg_store_words(store, sizeof store, go.state, go.rate_store);
+        snprintf(approve, sizeof approve, "shellgate approve %s --once (or --session, --always)%s", v.approval_id,
+                 store);
+    }
     if (v.decision == SG_GATE_ALLOW) {
         snprintf(reason, sizeof reason, "shellgate: allowed by %s", v.rule);
     } else if (v.decision == SG_GATE_DENY) {

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include "cli/opts.h"
 #include "cli/verbs.h"
+#include "cli/gateopt.h"
 #include "lib/policy.h"
 #include "admit/admit.h"
 #include "common/alloc.h"
@@ -245,7 +246,7 @@ static int match_all(void *ud, const char *name, size_t len)
 typedef struct verdict {
     int refuse;
     sga_verdict a;
-    char msg[1400];
+    char msg[1400 + PATH_MAX];
 } verdict;
 
 static void store_warning(void *ud, const char *msg)
@@ -282,9 +283,13 @@ static void admit(const ropts *o, const sgr_table *t, const sgr_result *r, const
     sga_admit(a, t, r, cmd, cwd, &who, &v->a);
     sga_close(a);
     v->refuse = v->a.decision != SGT_ALLOW;
-    if (v->a.decision == SGT_ASK)
-        snprintf(v->msg, sizeof v->msg, "this command needs a person's approval (shellgate approve %s --once | "
-                 "--session | --always), then run it again: %s", v->a.approval_id, r->message);
+    if (v->a.decision == SGT_ASK) {
+        /* the options of the store the ask waits in, as check prints them */
+        char store[PATH_MAX + 32];
+        sg_store_words(store, sizeof store, o->state, o->rate_store);
+        snprintf(v->msg, sizeof v->msg, "this command needs a person's approval (shellgate approve %s [--once | "
+                 "--session | --always]%s), then run it again: %s", v->a.approval_id, store, r->message);
+    }
     else
         snprintf(v->msg, sizeof v->msg, "%s", v->a.message);
 }

@@ -244,5 +244,32 @@ has "$T/out" "allow:" "decision printed"
 has "$T/err" "No space left on device" "full disk error"
 run 1 "full disk keeps a deny" "$SG" check -p "$P" --log /dev/full -- rm x
 
+# ---- the approve command an ask names: the store it waits in, in check, run and hooks ----
+# (printf is asked for: harmless should the approved run go ahead)
+printf '%s\n' 'pack hint version 1' "default deny \"'{program}' is not allowed\"" 'allow program echo' \
+    'ask program printf' >"$T/hint.rules"
+printf '%s\n' '{"session_id":"h1","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"printf x"}}' \
+    >"$T/hint.json"
+mkdir -p "$T/with space"
+HS="$T/with space/st"
+run 2 "check names the state file" "$SG" check -p "$T/hint.rules" --state "$HS" --cwd / -- printf x
+ID=$(sed -n 's/^  approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+has "$T/out" "(shellgate approve $ID [--once | --session | --always] --state '$HS')" "check: the hint, the path quoted"
+run 126 "run names the state file as check does" "$SG" run -p "$T/hint.rules" --state "$HS" --cwd / -- printf x
+has "$T/err" "(shellgate approve $ID [--once | --session | --always] --state '$HS')" "run: the same hint"
+run 0 "a hook names the state file as check does" "$SG" hook claude-code -p "$T/hint.rules" --state "$HS" <"$T/hint.json"
+has "$T/out" "shellgate approve $ID --once (or --session, --always) --state '$HS'" "hook: the same store"
+run 0 "codex: the deny says the same" "$SG" hook codex -p "$T/hint.rules" --state "$HS" <"$T/hint.json"
+has "$T/out" "--state '$HS'\`; then try again" "codex deny: the same store"
+run 0 "the hint's command approves it" "$SG" approve "$ID" --once --state "$HS"
+run 0 "then run runs it" "$SG" run -p "$T/hint.rules" --state "$HS" --cwd / -- printf x
+[ "$(cat "$T/out")" = x ] && ok || bad "the approved run ran: $(cat "$T/out")"
+run 2 "the default state: check names no file" "$SG" check -p "$T/hint.rules" --admit --cwd / -- printf x
+has "$T/out" "[--once | --session | --always])" "check: no store option for the default state"
+run 126 "the default state: run names no file" "$SG" run -p "$T/hint.rules" --cwd / -- printf x
+has "$T/err" "[--once | --session | --always]), then run it again" "run: no store option for the default state"
+run 0 "the default state: the hook names no file" "$SG" hook claude-code -p "$T/hint.rules" <"$T/hint.json"
+has "$T/out" "--once (or --session, --always)\`)" "hook: no store option for the default state"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -184,6 +184,27 @@ SHELLGATE_SESSION=s1 run 75 "approved, and gitlim (2/h) still holds across hosts
 has "$T/out" '"rate_limited":true' "approved commands obey the shared limits"
 SHELLGATE_SESSION=s2 run 2 "another session asks again" env "$B" "$SG" check -p "$P" --rate-store "$U" --state "$T/hostB/state" --agent ag3 -- git push origin main
 
+# ---- the approve command an ask names is the shared store's, in check, run and hooks -----
+# (printf is asked for: harmless should the approved run go ahead)
+printf '%s\n' 'pack hint version 1' "default deny \"'{program}' is not allowed\"" 'allow program echo' \
+    'ask program printf' >"$T/hint.rules"
+printf '%s\n' '{"session_id":"h1","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"printf x"}}' \
+    >"$T/hint.json"
+run 2 "check: an ask under Redis" "$SG" check -p "$T/hint.rules" --rate-store "$U" --state "$T/hostA/state" --cwd / -- printf x
+HID=$(sed -n 's/^  approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+has "$T/out" "(shellgate approve $HID [--once | --session | --always] --rate-store $U)" "check names the store"
+run 126 "run: the same ask" "$SG" run -p "$T/hint.rules" --rate-store "$U" --state "$T/hostA/state" --cwd / -- printf x
+has "$T/err" "(shellgate approve $HID [--once | --session | --always] --rate-store $U)" "run names the store as check does"
+hasnt "$T/err" "--state" "run: the local state is not where the ask waits"
+run 0 "hook: the same ask" "$SG" hook claude-code -p "$T/hint.rules" --rate-store "$U" --state "$T/hostA/state" <"$T/hint.json"
+has "$T/out" "shellgate approve $HID --once (or --session, --always) --rate-store $U\`" "the hook names the store as check does"
+hasnt "$T/out" "--state" "hook: the local state is not where the ask waits"
+run 0 "codex: the deny says the same" "$SG" hook codex -p "$T/hint.rules" --rate-store "$U" <"$T/hint.json"
+has "$T/out" "--rate-store $U\`; then try again" "codex deny names the store"
+run 0 "the hint's command, on host B" env "$B" "$SG" approve "$HID" --once --rate-store "$U"
+run 0 "host A's run runs it" env "$A" "$SG" run -p "$T/hint.rules" --rate-store "$U" --state "$T/hostA/state" --cwd / -- printf x
+[ "$(cat "$T/out")" = x ] && ok || bad "the approved run ran: $(cat "$T/out")"
+
 # ---- state reset forgets the shared limits ------------------------------------------------
 run 75 "limit exhausted" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
 run 0 "state reset --rate-store" "$SG" state reset --rate-store "$U"
