@@ -34,6 +34,14 @@ static void diag_line(void *ud, const char *text)
     diag(ud, "%s", text);
 }
 
+/* Admission's warnings (a rate store down, falling back to the local state; a
+ * decision log that cannot be written) come without the program's name: spelled
+ * as check spells them ("shellgate: warning: ..."). */
+static void diag_admission(void *ud, const char *text)
+{
+    diag(ud, "shellgate: %s", text);
+}
+
 static int load(const sg_gate_opts *o, const char *policy, sg_policy **p, sg_checker **c)
 {
     sg_load_options lo = { o->incs, o->ninc, diag_line, (void *)o, o->require_sig, o->deploy_scope };
@@ -67,7 +75,7 @@ int sg_gate_open(const sg_gate_opts *o, sg_gate **out)
                                     .rate_store_down = o->rate_down ? SG_STORE_DOWN_LOCAL : SG_STORE_DOWN_DENY,
                                     .rate_store_timeout_ms = o->rate_timeout_ms, .lazy = 1, .log = o->log,
                                     .log_max_bytes = o->log_max, .non_interactive = o->non_interactive,
-                                    .diag = diag_line, .diag_ud = &g->o };
+                                    .diag = diag_admission, .diag_ud = &g->o };
         r = sg_admission_open(&ao, &g->a);
     }
     if (r) {

@@ -252,7 +252,7 @@ typedef struct verdict {
 static void store_warning(void *ud, const char *msg)
 {
     (void)ud;
-    fprintf(stderr, "shellgate: warning: %s\n", msg);
+    fprintf(stderr, "shellgate: %s\n", msg);   /* the store's words: "warning: the rate store ..." */
 }
 
 /* The policy's decision r on the line to run, through admission (admit/admit.h):

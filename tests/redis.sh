@@ -2,10 +2,13 @@
 # redis.sh - the Redis rate store (admit/redis.c, docs/fleet.md) against a
 # real redis-server on a free loopback port, without persistence, in a scratch
 # directory: exact windows, 8 processes on each of 2 "hosts" (separate local state)
-# against one limit, keys namespaced and expiring, EVALSHA with EVAL after SCRIPT
-# FLUSH, the server stopped mid-run (fail closed; local fallback with a warning),
-# a stopped (slow) server bounded by the timeout, a restart, approvals granted on
-# one host honoured on the other, `state reset`.
+# against one limit, run, serve (its socket, tests/unixreq.py) and hook claude-code
+# sharing one limit with check, the approve command each names, keys namespaced and
+# expiring, EVALSHA with EVAL after SCRIPT FLUSH, the server stopped in the middle of
+# 8 x 2 processes (fail closed: exactly the limit, then refusals that say why; local
+# fallback: each host its own limit, with a warning), run, serve and hook while it is
+# down, a stopped (slow) server bounded by the timeout, a restart, approvals granted
+# on one host honoured on the other, `state reset`.
 # usage: redis.sh SHELLGATE      (exit 77, skipped, only when redis-server is absent)
 set -u
 SG=$1
@@ -23,7 +26,12 @@ stop_redis() {
         RPID=
     fi
 }
-trap 'stop_redis; rm -rf "$T"' EXIT
+SPIDS=
+stop_serves() { # the servers serve_start started, by their pids
+    for p in $SPIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    SPIDS=
+}
+trap 'stop_serves; stop_redis; rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/cfg" XDG_STATE_HOME="$T/xdg"
 unset SHELLGATE_SESSION SHELLGATE_TEST_NOW SHELLGATE_TEST_CRASH
 pass=0
@@ -62,6 +70,22 @@ start_redis() { # on $PORT, no persistence, data in $T/redis
     return 1
 }
 rcli() { redis-cli -p "$PORT" "$@"; }
+HERE=$(dirname "$0")
+serve_start() { # socket stderr-file option...: `shellgate serve` in the background
+    sock=$1; serr=$2; shift 2
+    "$SG" serve --socket "$sock" "$@" 2>"$serr" 3>&- &
+    SPIDS="$SPIDS $!"
+}
+ask_serve() { # socket requests-file: the answers in $T/sout, one a line (tests/unixreq.py)
+    python3 "$HERE/unixreq.py" "$1" "$2" >"$T/sout" 2>"$T/serr" || { bad "serve on $1 did not answer"; cat "$T/serr" >&2; }
+}
+sreq() { # file id agent command: one check request for serve
+    printf '{"id":%s,"op":"check","cmd":"%s","cwd":"/","agent":"%s"}\n' "$2" "$4" "$3" >"$1"
+}
+hookin() { # file session command: a Claude Code PreToolUse payload
+    printf '{"session_id":"%s","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"%s"}}\n' \
+        "$2" "$3" >"$1"
+}
 
 PORT=$(free_port)
 start_redis || { PORT=$(free_port); start_redis; } || exit 1
@@ -159,6 +183,60 @@ for round in 1 2 3; do
 done
 [ ! -e "$T/hostA/state" ] && [ ! -e "$T/hostB/state" ] && ok || bad "the hosts' local state was not used"
 
+# ---- run, serve and hook share one limit with check: exactly the limit -----------------
+# (harmless commands only: what run admits, it runs)
+printf '%s\n' 'pack fleet version 1' "default deny \"'{program}' is not allowed\"" 'allow program in { echo true }' \
+    'limit shared 4 per 1h' >"$T/fl.rules"
+FL="$T/fl.rules"
+hookin "$T/hook.json" s1 "echo hi"
+serve_start "$T/sg.sock" "$T/serve.err" -p "$FL" --rate-store "$U" --state "$T/hostB/sstate"
+run 0 "1 of 4: check" "$SG" check -p "$FL" --rate-store "$U" --state "$T/hostA/state" --agent fl -- echo hi
+run 0 "2 of 4: run" "$SG" run -p "$FL" --rate-store "$U" --state "$T/hostA/state" --agent fl --cwd / -- echo hi
+[ "$(cat "$T/out")" = hi ] && ok || bad "run ran the admitted command: $(cat "$T/out")"
+sreq "$T/req" 1 fl "echo hi"
+ask_serve "$T/sg.sock" "$T/req"
+has "$T/sout" '{"id":1,"decision":"allow"' "3 of 4: serve"
+run 0 "4 of 4: hook claude-code" "$SG" hook claude-code -p "$FL" --rate-store "$U" --state "$T/hostB/state" --agent fl <"$T/hook.json"
+has "$T/out" '"permissionDecision":"allow"' "the hook admits the 4th"
+[ "$(rcli llen shellgate:limit:fleet:shared:fl)" = 4 ] && ok || bad "the four verbs recorded in one key"
+run 75 "the 5th: check refuses" "$SG" check -p "$FL" --rate-store "$U" --state "$T/hostA/state" --agent fl --json -- echo hi
+has "$T/out" '"rule":"limit:shared"' "check: the shared limit"
+run 126 "the 5th: run refuses" "$SG" run -p "$FL" --rate-store "$U" --state "$T/hostA/state" --agent fl --cwd / --json -- echo hi
+has "$T/out" '"rate_limited":true' "run: rate limited"
+has "$T/out" '"rule":"limit:shared"' "run: the shared limit"
+has "$T/out" '"stdout":""' "run: nothing ran"
+sreq "$T/req" 2 fl "echo hi"
+ask_serve "$T/sg.sock" "$T/req"
+has "$T/sout" '"rule":"limit:shared"' "the 5th: serve refuses"
+has "$T/sout" '"rate_limited":true' "serve: rate limited"
+run 0 "the 5th: the hook answers" "$SG" hook claude-code -p "$FL" --rate-store "$U" --state "$T/hostB/state" --agent fl <"$T/hook.json"
+has "$T/out" '"permissionDecision":"deny","permissionDecisionReason":"shellgate denied this command (limit:shared): Rate limit' "the hook refuses, in Claude Code's format"
+[ ! -e "$T/hostA/state" ] && [ ! -e "$T/hostB/state" ] && [ ! -e "$T/hostB/sstate" ] && ok || bad "Redis up: no local state"
+# all at once: 3 checks, 3 runs, 3 hooks and 3 serve clients, one limit of 4
+i=0
+pids=
+while [ $i -lt 3 ]; do
+    ( "$SG" check -p "$FL" --rate-store "$U" --agent mix -- echo hi >/dev/null 2>&1; echo $? >"$T/mix.check.$i" ) &
+    pids="$pids $!"
+    ( "$SG" run -p "$FL" --rate-store "$U" --agent mix --cwd / -- echo hi >"$T/mix.run.$i" 2>/dev/null ) &
+    pids="$pids $!"
+    ( "$SG" hook claude-code -p "$FL" --rate-store "$U" --agent mix <"$T/hook.json" >"$T/mix.hook.$i" 2>/dev/null ) &
+    pids="$pids $!"
+    sreq "$T/mixreq.$i" "$i" mix "echo hi"
+    ( python3 "$HERE/unixreq.py" "$T/sg.sock" "$T/mixreq.$i" >"$T/mix.serve.$i" 2>/dev/null ) &
+    pids="$pids $!"
+    i=$((i + 1))
+done
+wait $pids
+nc=$(cat "$T"/mix.check.* | grep -c '^0$')
+nr=$(cat "$T"/mix.run.* | grep -c '^hi$')
+nh=$(cat "$T"/mix.hook.* | grep -c '"permissionDecision":"allow"')
+ns=$(cat "$T"/mix.serve.* | grep -c '^{"id":[0-9]*,"decision":"allow"')    # (not a segment's)
+[ $((nc + nr + nh + ns)) -eq 4 ] && ok || bad "12 at once from 4 verbs: $nc + $nr + $nh + $ns admitted, want exactly 4"
+nl=$(cat "$T"/mix.hook.* "$T"/mix.serve.* | grep -c 'limit:shared')
+[ $((nh + ns + nl)) -eq 6 ] && ok || bad "every hook and serve answer not admitted names the limit ($nl)"
+[ "$(rcli llen shellgate:limit:fleet:shared:mix)" = 4 ] && ok || bad "4 recorded"
+
 # ---- approvals granted on one host are honoured on the other ---------------------------
 A="XDG_CONFIG_HOME=$T/hostA/cfg"
 B="XDG_CONFIG_HOME=$T/hostB/cfg"
@@ -212,36 +290,108 @@ has "$T/out" "state reset: $U/0" "reset names the store"
 run 0 "admitted after the reset" "$SG" check -p "$T/c.rules" --rate-store "$U" --agent r1 -- true
 [ "$(rcli exists shellgate:clock)" = 1 ] && ok || bad "reset keeps the largest time seen"
 
-# ---- the server stops mid-run: fail closed, never a hang ----------------------------------
-cat >"$T/k.rules" <<'EOF'
-pack many version 1
-default allow
-limit k 100000 per 1h
-EOF
-( i=0; while [ $i -lt 200 ]; do
-      "$SG" check -p "$T/k.rules" --rate-store "$U" --state "$T/hostA/state" --json -- true >"$T/mid.$i" 2>&1
-      echo $? >"$T/midrc.$i"
-      i=$((i + 1))
-  done ) &
-loop=$!
-i=0
-while [ ! -e "$T/midrc.10" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
-stop_redis
-wait $loop
-seq=
-i=0
-while [ $i -lt 200 ]; do seq="$seq$(cat "$T/midrc.$i")"; i=$((i + 1)); done
-case "$seq" in
-    0000000000*1) ok ;;
-    *) bad "mid-run: admitted, then refused, and nothing else: $seq" ;;
-esac
-case "$seq" in
-    *10*) bad "mid-run: a command was admitted after the server stopped: $seq" ;;
-    *) ok ;;
-esac
-has "$T/mid.199" '"rule":"admission"' "refused by admission"
-has "$T/mid.199" "the shared rate store $U/0 cannot be used (connecting: Connection refused); it fails closed" "the reason"
-[ ! -e "$T/hostA/state" ] && ok || bad "fail closed does not touch the local state"
+# ---- the server stops mid-run: 8 processes on each of 2 hosts, both failure modes ---------
+# Each host has its own local state; 16 loops of 16 checks admit against one limit of 24,
+# and the server is stopped once 32 checks are done (25 done imply the limit was reached).
+printf '%s\n' 'pack mid version 1' 'default allow' 'limit m 24 per 1h' >"$T/m.rules"
+midrun() { # mode tag: the loops, Redis stopped mid-run; $T/TAG/{out,err,rc}.HOST.LOOP.K
+    mkdir -p "$T/$2"
+    pids=
+    for h in A B; do
+        mkdir -p "$T/$2/host$h"
+        j=0
+        while [ $j -lt 8 ]; do
+            ( k=0
+              while [ $k -lt 16 ]; do
+                  XDG_STATE_HOME="$T/$2/host$h" "$SG" check -p "$T/m.rules" --rate-store "$U" --rate-store-down "$1" \
+                      --state "$T/$2/host$h/state" --agent "$2" --json -- true >"$T/$2/out.$h.$j.$k" 2>"$T/$2/err.$h.$j.$k"
+                  echo $? >"$T/$2/rc.$h.$j.$k"
+                  k=$((k + 1))
+              done ) 3>&- &
+            pids="$pids $!"
+            j=$((j + 1))
+        done
+    done
+    i=0
+    while [ "$(ls "$T/$2" | grep -c '^rc\.')" -lt 32 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+    stop_redis
+    wait $pids
+}
+WARN="shellgate: warning: the rate store $U/0 cannot be used ("
+# fail closed (the default mode): exactly 24 admitted, then the limit, then every check
+# refused with the reason, and never admitted again
+midrun deny closed
+n0=0; n75=0; n1=0; other=0; why=0; order=0
+for h in A B; do
+    j=0
+    while [ $j -lt 8 ]; do
+        k=0; down=0
+        while [ $k -lt 16 ]; do
+            f="$T/closed/out.$h.$j.$k"
+            c=$(cat "$T/closed/rc.$h.$j.$k")
+            case $c in
+                0) n0=$((n0 + 1)) ;;
+                75) n75=$((n75 + 1)) ;;
+                1) n1=$((n1 + 1))
+                   if ! grep -qF '"rule":"admission"' "$f" || ! grep -qF "the shared rate store $U/0 cannot be used (" "$f" \
+                       || ! grep -qF "it fails closed (--rate-store-down local would admit" "$f"; then
+                       why=$((why + 1)); cat "$f" >&2
+                   fi ;;
+                *) other=$((other + 1)) ;;
+            esac
+            [ "$c" = 1 ] && down=1
+            [ "$down" = 1 ] && [ "$c" != 1 ] && order=$((order + 1))
+            k=$((k + 1))
+        done
+        j=$((j + 1))
+    done
+done
+[ "$n0" -eq 24 ] && ok || bad "fail closed: $n0 admitted before the stop on 2 hosts, want exactly 24"
+[ "$n75" -ge 8 ] && ok || bad "fail closed: the limit refused only $n75 before the stop"
+[ "$n1" -ge 1 ] && ok || bad "fail closed: no check came after the stop"
+[ "$other" -eq 0 ] && ok || bad "fail closed: $other checks neither admitted nor refused"
+[ "$why" -eq 0 ] && ok || bad "fail closed: $why refusals do not say why"
+[ "$order" -eq 0 ] && ok || bad "fail closed: $order checks admitted or counted after a refusal for the stop"
+[ ! -e "$T/closed/hostA/state" ] && [ ! -e "$T/closed/hostB/state" ] && ok || bad "fail closed does not touch the local state"
+# fall back (--rate-store-down local): 24 admitted by Redis, then each host admits against
+# its own state with a warning, its own 24 and no more
+start_redis || exit 1
+midrun local fallback
+nrA=0; nrB=0
+for h in A B; do
+    nr=0; nloc=0; nl0=0; bad1=0; order=0
+    j=0
+    while [ $j -lt 8 ]; do
+        k=0; down=0
+        while [ $k -lt 16 ]; do
+            f="$h.$j.$k"
+            c=$(cat "$T/fallback/rc.$f")
+            if grep -qF "$WARN" "$T/fallback/err.$f"; then
+                down=1
+                nloc=$((nloc + 1))
+                grep -qF "admitting against the local state $T/fallback/host$h/state instead" "$T/fallback/err.$f" \
+                    || { bad1=$((bad1 + 1)); cat "$T/fallback/err.$f" >&2; }
+                [ "$c" = 0 ] && nl0=$((nl0 + 1))
+                if [ "$c" = 75 ] && ! grep -qF '"rule":"limit:m"' "$T/fallback/out.$f"; then bad1=$((bad1 + 1)); fi
+            else
+                [ "$down" = 1 ] && order=$((order + 1))
+                [ "$c" = 0 ] && nr=$((nr + 1))
+            fi
+            case $c in 0|75) ;; *) bad1=$((bad1 + 1)); cat "$T/fallback/out.$f" "$T/fallback/err.$f" >&2 ;; esac
+            k=$((k + 1))
+        done
+        j=$((j + 1))
+    done
+    if [ "$h" = A ]; then nrA=$nr; else nrB=$nr; fi
+    want=$((nloc < 24 ? nloc : 24))
+    [ "$nloc" -ge 1 ] && ok || bad "fallback: no check on host $h came after the stop"
+    [ "$nl0" -eq "$want" ] && ok || bad "fallback: host $h admitted $nl0 locally of $nloc, want $want (its own limit)"
+    [ "$bad1" -eq 0 ] && ok || bad "fallback: host $h: $bad1 checks refused, or warned without naming its state"
+    [ "$order" -eq 0 ] && ok || bad "fallback: host $h: $order checks on Redis after the fallback began"
+    [ -s "$T/fallback/host$h/state" ] && ok || bad "fallback: host $h's local state recorded its admissions"
+done
+[ $((nrA + nrB)) -eq 24 ] && ok || bad "fallback: $nrA + $nrB admitted by Redis before the stop, want exactly 24"
+# one check at a time, on host A's state: the server is still down
 run 1 "down: fail closed by default" "$SG" check -p "$T/c.rules" --rate-store "$U" --state "$T/hostA/state" -- true
 has "$T/out" "cannot be used" "closed message"
 run 0 "down: --rate-store-down local admits" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" -- true
@@ -251,6 +401,40 @@ has "$T/err" "admitting against the local state $T/hostA/state" "the warning nam
 for i in 2 3 4 5; do "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" -- true >/dev/null 2>&1; done
 run 75 "the local store enforces the limit on its own" "$SG" check -p "$T/c.rules" --rate-store "$U" --rate-store-down local --state "$T/hostA/state" --json -- true
 has "$T/out" '"rule":"limit:c"' "local limit"
+
+# run, serve and hook while the server is down: fail closed by default, fall back with local
+ask_serve "$T/sg.sock" "$T/req"
+has "$T/sout" '"rule":"admission"' "serve (started while up) fails closed"
+has "$T/sout" "the shared rate store $U/0 cannot be used (" "serve: the reason"
+has "$T/sout" "it fails closed" "serve: the mode"
+serve_start "$T/sgl.sock" "$T/servel.err" -p "$FL" --rate-store "$U" --rate-store-down local --state "$T/hostB/lstate"
+: >"$T/req5"
+for i in 1 2 3 4 5; do sreq "$T/r1" "$i" down "echo hi"; cat "$T/r1" >>"$T/req5"; done
+ask_serve "$T/sgl.sock" "$T/req5"
+[ "$(grep -c '^{"id":[0-9]*,"decision":"allow"' "$T/sout")" -eq 4 ] && ok || { bad "serve --rate-store-down local admits its limit"; cat "$T/sout" >&2; }
+[ "$(sed -n 5p "$T/sout" | grep -c '"rule":"limit:shared"')" -eq 1 ] && ok || bad "serve: the local state keeps the limit"
+has "$T/servel.err" "$WARN" "serve: the fallback is warned"
+has "$T/servel.err" "admitting against the local state $T/hostB/lstate instead" "serve: the warning names the local state"
+[ -s "$T/hostB/lstate" ] && ok || bad "serve: the local state recorded the commands"
+run 126 "run fails closed" "$SG" run -p "$FL" --rate-store "$U" --state "$T/hostA/rstate" --agent down --cwd / -- echo hi
+has "$T/err" "the shared rate store $U/0 cannot be used (" "run: the reason"
+has "$T/err" "it fails closed" "run: the mode"
+[ ! -s "$T/out" ] && [ ! -e "$T/hostA/rstate" ] && ok || bad "run: nothing ran, no local state"
+run 0 "run --rate-store-down local" "$SG" run -p "$FL" --rate-store "$U" --rate-store-down local --state "$T/hostA/rstate" --agent down --cwd / -- echo hi
+[ "$(cat "$T/out")" = hi ] && ok || bad "run: the fallback ran it"
+has "$T/err" "$WARN" "run: the fallback is warned"
+hasnt "$T/err" "warning: warning:" "run: one 'warning:'"
+has "$T/err" "admitting against the local state $T/hostA/rstate instead" "run: the warning names the local state"
+run 0 "the hook fails closed" "$SG" hook claude-code -p "$FL" --rate-store "$U" --state "$T/hostA/hstate" --agent down <"$T/hook.json"
+has "$T/out" '"permissionDecision":"deny","permissionDecisionReason":"shellgate denied this command (admission)' "hook: a deny in Claude Code's format"
+has "$T/out" "the shared rate store $U/0 cannot be used (" "hook: the reason"
+has "$T/out" "it fails closed" "hook: the mode"
+[ ! -e "$T/hostA/hstate" ] && ok || bad "hook: fail closed does not touch the local state"
+run 0 "the hook with --rate-store-down local" "$SG" hook claude-code -p "$FL" --rate-store "$U" --rate-store-down local --state "$T/hostA/hstate" --agent down <"$T/hook.json"
+has "$T/out" '"permissionDecision":"allow"' "hook: the fallback admits"
+has "$T/err" "$WARN" "hook: the fallback is warned"
+has "$T/err" "admitting against the local state $T/hostA/hstate instead" "hook: the warning names the local state"
+[ -s "$T/hostA/hstate" ] && ok || bad "hook: the local state recorded it"
 
 # ---- restarted: admission resumes --------------------------------------------------------
 start_redis || exit 1
@@ -277,6 +461,11 @@ wait $BP
 [ "$(sed -n 1p "$T/bout" | grep -c '"decision":"allow"')" -eq 1 ] && ok || bad "batch: admitted while up"
 [ "$(sed -n 2,3p "$T/bout" | grep -c '"rule":"admission"')" -eq 2 ] && ok || bad "batch: refused while down"
 [ "$(sed -n 4p "$T/bout" | grep -c '"decision":"allow"')" -eq 1 ] && ok || { bad "batch: admitted once it is back"; cat "$T/bout" >&2; }
+sreq "$T/req" 9 back "echo hi"
+ask_serve "$T/sg.sock" "$T/req"
+has "$T/sout" '{"id":9,"decision":"allow"' "serve (up, down, up again) admits once it is back"
+[ "$(rcli llen shellgate:limit:fleet:shared:back)" = 1 ] && ok || bad "serve: back on Redis"
+stop_serves
 
 # ---- a stopped (slow) server: bounded by the timeout -----------------------------------
 kill -STOP "$RPID"
