@@ -3,13 +3,16 @@
 # overwrite), bundle build / sign / verify / show, a bundle decides exactly as its
 # pack (the pack's case file through -p BUNDLE), --require-signature refusing an
 # unsigned, wrongly signed or altered bundle and every policy that is not a bundle,
-# scope match and mismatch, reproducible builds, a secret key others can read.
+# scope match and mismatch, reproducible builds, a secret key others can read; in the
+# hooks (a deny in the agent's format, with the reason) and in serve (it does not start
+# on a refused bundle; a reload, by op or SIGHUP, that is refused keeps the last good one).
 # usage: bundle.sh SHELLGATE SOURCE_DIR
 set -u
 SG=$1
 SRC=$2
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+SPID=
+trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; rm -rf "$T"' EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -115,6 +118,82 @@ run 65 "a pack whose inline tests fail is not bundled" "$SG" bundle build -o "$T
 has "$T/err" "inline tests failed" "failing tests message"
 [ ! -e "$T/bad.sgb" ] && ok || bad "no bundle written for a failing pack"
 run 65 "a pack that does not compile is not bundled" "$SG" bundle build -o "$T/bad.sgb" "$SRC/tests/compiler/shadowed.rules"
+
+# ---- --require-signature in the hooks: a refused bundle is a deny in the agent's format ------
+printf '%s\n' '{"session_id":"s1","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' \
+    >"$T/claude.json"
+printf '%s\n' '{"session_id":"g1","cwd":"/","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}' \
+    >"$T/gemini.json"
+cp "$T/ro.sgb" "$T/tampered.sgb"
+flip "$T/tampered.sgb" $((n / 2))
+run 0 "hook: the signed bundle decides" "$SG" hook claude-code -p "$T/ro.sgb" --require-signature "$T/team.pub" --scope ci <"$T/claude.json"
+has "$T/out" '"permissionDecision":"allow","permissionDecisionReason":"shellgate: allowed by readonly:' "hook: signed, allowed"
+run 0 "hook: an unsigned bundle" "$SG" hook claude-code -p "$T/unsigned.sgb" --require-signature "$T/team.pub" --scope ci <"$T/claude.json"
+has "$T/out" '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: ' "hook: unsigned, a Claude Code deny"
+has "$T/out" "bundle: not signed, and a signature by key" "hook: unsigned, the reason"
+run 0 "hook: a tampered bundle" "$SG" hook claude-code -p "$T/tampered.sgb" --require-signature "$T/team.pub" --scope ci <"$T/claude.json"
+has "$T/out" '"permissionDecision":"deny"' "hook: tampered, a deny"
+has "$T/out" "does not verify: the bundle was changed after it was signed" "hook: tampered, the reason"
+run 0 "hook: the wrong key" "$SG" hook claude-code -p "$T/ro.sgb" --require-signature "$T/other.pub" --scope ci <"$T/claude.json"
+has "$T/out" "not by the trusted key" "hook: wrong key, the reason"
+run 0 "hook: a .rules file is not a bundle" "$SG" hook claude-code -p "$RO" --require-signature "$T/team.pub" <"$T/claude.json"
+has "$T/out" '"permissionDecision":"deny"' "hook: a .rules file, a deny"
+has "$T/out" "is not a bundle" "hook: a .rules file, the reason"
+run 0 "gemini-cli: an unsigned bundle" "$SG" hook gemini-cli -p "$T/unsigned.sgb" --require-signature "$T/team.pub" --scope ci <"$T/gemini.json"
+has "$T/out" '{"decision":"deny","reason":"shellgate: ' "gemini-cli: its own deny"
+has "$T/out" "bundle: not signed, and a signature by key" "gemini-cli: the reason"
+run 0 "gemini-cli: a tampered bundle" "$SG" hook gemini-cli -p "$T/tampered.sgb" --require-signature "$T/team.pub" --scope ci <"$T/gemini.json"
+has "$T/out" '{"decision":"deny","reason":"shellgate: ' "gemini-cli: tampered, its own deny"
+has "$T/out" "does not verify" "gemini-cli: tampered, the reason"
+
+# ---- --require-signature in serve: a reload that fails keeps the last good bundle -----------
+# (another signed bundle, of a pack that denies ls, shows that a good reload takes over)
+printf '%s\n' 'pack other version 1' 'default deny "not in other"' 'allow program echo' >"$T/other.rules"
+"$SG" bundle build -o "$T/other.sgb" --scope ci "$T/other.rules" >/dev/null
+"$SG" bundle sign --key "$T/team" "$T/other.sgb" >/dev/null
+printf '%s\n' '{"id":1,"op":"check","cmd":"ls","cwd":"/"}' '{"id":2,"op":"reload"}' '{"id":3,"op":"check","cmd":"ls","cwd":"/"}' \
+    >"$T/reload.req"
+printf '%s\n' '{"id":4,"op":"check","cmd":"ls","cwd":"/"}' '{"id":5,"op":"stats"}' >"$T/stats.req"
+put() { cp "$1" "$T/live.tmp" && mv "$T/live.tmp" "$T/live.sgb"; }   # as a deployment would: a rename
+ask_serve() { # requests-file: the answers in $T/sout
+    python3 "$SRC/tests/unixreq.py" "$T/sg.sock" "$1" >"$T/sout" 2>"$T/serr" || { bad "serve did not answer"; cat "$T/serr" >&2; }
+}
+line() { sed -n "$1p" "$T/sout"; }
+put "$T/unsigned.sgb"
+run 65 "serve will not start on an unsigned bundle" timeout 20 "$SG" serve --socket "$T/sg.sock" -p "$T/live.sgb" --require-signature "$T/team.pub" --scope ci
+has "$T/err" "not signed, and a signature by key" "serve: the reason it did not start"
+put "$T/ro.sgb"
+"$SG" serve --socket "$T/sg.sock" -p "$T/live.sgb" --require-signature "$T/team.pub" --scope ci 2>"$T/serve.err" &
+SPID=$!
+ask_serve "$T/reload.req"
+line 1 | grep -qF '{"id":1,"decision":"allow","rule":"readonly:' && ok || bad "serve: the signed bundle decides"
+line 2 | grep -qF '{"id":2,"ok":true,"pack":"readonly"}' && ok || bad "serve: a reload of the same signed bundle"
+put "$T/unsigned.sgb"
+ask_serve "$T/reload.req"
+line 2 | grep -qF '"ok":false,"error":"' && line 2 | grep -qF 'not signed, and a signature by key' && line 2 | grep -qF '"kept":"readonly"' \
+    && ok || bad "serve: an unsigned bundle is refused on reload, readonly kept: $(line 2)"
+line 3 | grep -qF '{"id":3,"decision":"allow","rule":"readonly:' && ok || bad "serve: the last good bundle still decides"
+put "$T/tampered.sgb"
+ask_serve "$T/reload.req"
+line 2 | grep -qF '"ok":false' && line 2 | grep -qF 'the bundle was changed after it was signed' && line 2 | grep -qF '"kept":"readonly"' \
+    && ok || bad "serve: a tampered bundle is refused on reload: $(line 2)"
+line 3 | grep -qF '{"id":3,"decision":"allow","rule":"readonly:' && ok || bad "serve: still the last good bundle"
+head -c $(( $(size "$T/other.sgb") - 88 )) "$T/other.sgb" >"$T/other-unsigned.sgb"   # its signature cut off
+put "$T/other-unsigned.sgb"
+kill -HUP "$SPID"
+i=0
+while ! grep -qF "SIGHUP:" "$T/serve.err" && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+has "$T/serve.err" "SIGHUP: the old policy stays in force" "serve: SIGHUP says the old policy stays"
+ask_serve "$T/stats.req"
+line 1 | grep -qF '"rule":"readonly:' && ok || bad "serve: SIGHUP with the signature cut off keeps readonly: $(line 1)"
+line 2 | grep -qF '"reload_failures":3' && ok || bad "serve: the failed reloads are counted: $(line 2)"
+put "$T/other.sgb"
+ask_serve "$T/reload.req"
+line 2 | grep -qF '{"id":2,"ok":true,"pack":"other"}' && ok || bad "serve: another signed bundle loads: $(line 2)"
+line 3 | grep -qF '{"id":3,"decision":"deny","rule":"default"' && ok || bad "serve: and decides: $(line 3)"
+kill "$SPID"
+wait "$SPID"
+SPID=
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
