@@ -259,6 +259,7 @@ static void fill_limit(const sgr_table *t, uint32_t i, sga_limit *l)
 {
     const sgt_limit *s = &t->limits[i];
     l->name = sgr_str(t, s->name);
+    l->per_team = s->key == SGT_LIMIT_PER_TEAM;
     l->nwindows = s->nwindows < SGT_MAX_WINDOWS ? s->nwindows : SGT_MAX_WINDOWS;
     memcpy(l->count, s->count, sizeof l->count);
     memcpy(l->seconds, s->seconds, sizeof l->seconds);
@@ -335,6 +336,7 @@ void sga_admit(sga *a, const sgr_table *t, const sgr_result *r, const char *cmd,
     q.real_ns = sga_wall_ns();
     q.agent = who && who->agent ? who->agent : "default";
     q.session = who && who->session ? who->session : q.agent;
+    q.team = who && who->team ? who->team : "default";
     q.pack = sgr_str(t, t->meta->pack_name);
     q.ask = ask;
     q.limits = lim;

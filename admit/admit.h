@@ -113,6 +113,7 @@ const char *sga_where(sga *a);
 typedef struct sga_who {
     const char *agent;                 /* the rate-limit key and the log's agent; NULL: "default" */
     const char *session;               /* the approval session; NULL: the agent */
+    const char *team;                  /* the key of a `per team` limit; NULL: "default" */
 } sga_who;
 
 /* The decision as admitted: the policy's answer changed by approvals, rate limits

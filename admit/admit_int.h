@@ -32,6 +32,7 @@ typedef struct sga_limit {
     uint32_t nwindows;
     uint32_t count[SGT_MAX_WINDOWS];
     uint32_t seconds[SGT_MAX_WINDOWS];
+    uint32_t per_team;                 /* kept per team (sgt_limit.key), not per agent */
 } sga_limit;
 
 typedef struct sga_req {
@@ -41,6 +42,7 @@ typedef struct sga_req {
     int clock_injected;
     int64_t real_ns;
     const char *agent;                 /* rate-limit key: --agent, "default" */
+    const char *team;                  /* the key of a per-team limit: --team, "default" */
     const char *session;               /* approval session: SHELLGATE_SESSION or agent */
     const char *pack;                  /* limits are kept per pack name and limit name */
     int ask;                           /* the policy said ask: admit only if approved */

@@ -619,9 +619,13 @@ static void gc_keys(fstate *s, int64_t now)
     s->nkeys = j;
 }
 
-static int key_name(char *out, size_t n, const char *agent, const char *pack, const char *limit)
+/* "AGENT \x1f PACK \x1f LIMIT", and for a per-team limit "TEAM \x1f PACK \x1f LIMIT
+ * \x1f team": the pack names its limits, so an agent key ends in one of them and never
+ * in "\x1fteam" -- no agent id, whatever its bytes, names a team's key. */
+static int key_name(char *out, size_t n, const char *who, const char *pack, const sga_limit *l)
 {
-    int k = snprintf(out, n, "%s\x1f%s\x1f%s", agent ? agent : "default", pack ? pack : "", limit ? limit : "");
+    int k = snprintf(out, n, "%s\x1f%s\x1f%s%s", who ? who : "default", pack ? pack : "", l->name ? l->name : "",
+                     l->per_team ? "\x1fteam" : "");
     return k > 0 && (size_t)k < n ? k : -1;
 }
 
@@ -735,7 +739,7 @@ static int file_check(sga_store *a, const sga_req *q, sga_res *res, char *err, s
     uint32_t nl = q->nlimits < 64 ? q->nlimits : 64;
     for (uint32_t i = 0; i < nl; i++) {
         char name[MAX_NAME + 1];
-        int kl = key_name(name, sizeof name, q->agent, q->pack, q->limits[i].name);
+        int kl = key_name(name, sizeof name, q->limits[i].per_team ? q->team : q->agent, q->pack, &q->limits[i]);
         if (kl < 0) {
             rc = fail(err, errlen, "agent id or limit name too long%s%s", "", "");
             goto out;

@@ -565,15 +565,18 @@ static int admit_args(radmit *r, const sga_req *q, uint32_t nl, char *err, size_
     hex_id(q->approval, id);
     const char *sess = q->session ? q->session : "";
     const char *agent = q->agent ? q->agent : "default", *pack = q->pack ? q->pack : "";
+    const char *team = q->team ? q->team : "default";
     int bad = key(r, "clock", NULL, 0, NULL, 0, NULL, 0) || key(r, "once", id, strlen(id), NULL, 0, NULL, 0)
            || key(r, "session", id, strlen(id), sess, strlen(sess), NULL, 0)
            || key(r, "pending", id, strlen(id), NULL, 0, NULL, 0);
     for (uint32_t i = 0; i < nl && !bad; i++) {
         const char *ln = q->limits[i].name ? q->limits[i].name : "";
-        bad = key(r, "limit", pack, strlen(pack), ln, strlen(ln), agent, strlen(agent));
+        /* a per-team limit: shellgate:team:PACK:LIMIT:TEAM, apart from every agent's */
+        bad = q->limits[i].per_team ? key(r, "team", pack, strlen(pack), ln, strlen(ln), team, strlen(team))
+                                    : key(r, "limit", pack, strlen(pack), ln, strlen(ln), agent, strlen(agent));
     }
     if (bad) {
-        snprintf(err, errlen, "agent id, session or limit name too long for a key");
+        snprintf(err, errlen, "agent id, team, session or limit name too long for a key");
         return -1;
     }
     int64_t t = q->now_ns < 0 ? 0 : q->now_ns;

@@ -75,6 +75,7 @@ typedef struct sg_gate_where {
     const char *const *roots;
     size_t nroots;
     const char *agent, *session;
+    const char *team;                  /* the key of `per team` limits; NULL: "default" */
 } sg_gate_where;
 
 /* Decide cmd[0..len) where w says, then admit it and log it.  Never fails: bad

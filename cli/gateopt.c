@@ -14,7 +14,7 @@ int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, siz
     const char *a = argv[*i];
     static const char *const valued[] = { "-p", "--policy", "-I", "--state", "--log", "--log-max-bytes",
                                           "--rate-store", "--rate-store-down", "--rate-store-timeout",
-                                          "--require-signature", "--scope", "--agent" };
+                                          "--require-signature", "--scope", "--agent", "--team" };
     if (is(a, "--non-interactive")) {
         o->g.non_interactive = 1;
         return 1;
@@ -70,10 +70,10 @@ int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, siz
         o->g.deploy_scope = v;
     else {
         if (!v[0] || strlen(v) > 200) {
-            snprintf(err, n, "--agent takes 1 to 200 bytes");
+            snprintf(err, n, "%s takes 1 to 200 bytes", a);
             return -1;
         }
-        o->agent = v;
+        *(is(a, "--team") ? &o->team : &o->agent) = v;
     }
     return 1;
 }
@@ -139,6 +139,8 @@ int sg_gateopt_words(const sg_gateopt *o, char *buf, size_t n)
         r |= word(buf, n, "--scope", g->deploy_scope);
     if (o->agent)
         r |= word(buf, n, "--agent", o->agent);
+    if (o->team)
+        r |= word(buf, n, "--team", o->team);
     if (g->non_interactive)
         r |= word(buf, n, "--non-interactive", NULL);
     return r ? -1 : 0;

@@ -12,11 +12,12 @@ typedef struct sg_gateopt {
     sg_gate_opts g;
     const char *incs[SG_GATEOPT_MAX_INC];
     const char *agent;                 /* --agent ID: the rate key, or NULL */
+    const char *team;                  /* --team NAME: the key of `per team` limits, or NULL */
 } sg_gateopt;
 
 /* Take the option at argv[*i] if it is one of the gate's (-p, -I, --state, --log,
  * --log-max-bytes, --rate-store, --rate-store-down, --rate-store-timeout,
- * --require-signature, --scope, --agent, --non-interactive), its value too.
+ * --require-signature, --scope, --agent, --team, --non-interactive), its value too.
  * 1 taken (*i at its last word), 0 not a gate option, -1 bad (err says why). */
 int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, size_t n);
 

@@ -16,7 +16,7 @@ static const verb_help verbs[] = {
     { "check", "decide a command line (exit 0 allow, 1 deny, 2 ask, 75 rate-limited or not askable)",
       "shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... [--json] [--argv] [admission] -- COMMAND...\n"
       "shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... --batch\n"
-      "  admission: [--state FILE | --admit] [--agent ID] [--non-interactive]\n"
+      "  admission: [--state FILE | --admit] [--agent ID] [--team NAME] [--non-interactive]\n"
       "             [--log FILE [--log-max-bytes N]]\n"
       "             [--rate-store redis://HOST[:PORT][/DB] [--rate-store-down deny|local]\n"
       "              [--rate-store-timeout MS]]\n"
@@ -57,11 +57,11 @@ static const verb_help verbs[] = {
       "shellgate session show|set NAME=VALUE|unset NAME|reset|list [--session ID]" },
     { "hook", "a coding agent's pre-tool hook: its JSON on stdin, its answer on stdout (docs/integrations.md)",
       "shellgate hook claude-code|codex|gemini-cli|cursor|copilot [-p POLICY] [--state FILE] [--log FILE]\n"
-      "               [--rate-store URL] [--agent ID] [--ask ask|deny|pass] [--non-interactive]\n"
+      "               [--rate-store URL] [--agent ID] [--team NAME] [--ask ask|deny|pass] [--non-interactive]\n"
       "shellgate hook AGENT --print-config [OPTIONS]   (the snippet that installs the hook)" },
     { "serve", "answer check, explain, approve, reload and stats as JSON lines on a Unix socket",
       "shellgate serve --socket PATH [-p POLICY] [--mode 0600] [--max-request BYTES] [--approve]\n"
-      "                [--state FILE] [--log FILE] [--rate-store URL] [--agent ID]" },
+      "                [--state FILE] [--log FILE] [--rate-store URL] [--agent ID] [--team NAME]" },
     { "help", "print the usage of every command, or of one",
       "shellgate help [COMMAND]" },
     { "version", "print the version (also --version)",

@@ -442,7 +442,7 @@ static int decide(const hook_agent *ag, const hopts *o, cJSON *in)
      * command in a directory below it */
     const char *proj[1] = { rq.cwd };
     sg_gate_where where = { cwd, rq.nroots ? rq.roots : proj, rq.nroots ? rq.nroots : 1,
-                            o->go.agent ? o->go.agent : agent, agent };
+                            o->go.agent ? o->go.agent : agent, agent, o->go.team };
     sg_gate_verdict v;
     sg_gate_decide(g, rq.cmd, strlen(rq.cmd), &where, &v);
     char reason[3000 + PATH_MAX], approve[PATH_MAX + 600] = "", no_ask[200] = "";
@@ -523,7 +523,7 @@ static int print_config(const hook_agent *ag, const hopts *o)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: shellgate hook AGENT [-p POLICY] [--state FILE] [--log FILE] [--rate-store URL]\n"
-               "                      [--agent ID] [--ask ask|deny|pass] [--print-config]\n"
+               "                      [--agent ID] [--team NAME] [--ask ask|deny|pass] [--print-config]\n"
                "AGENT: claude-code, codex, gemini-cli, cursor, copilot.  The agent's hook JSON on\n"
                "standard input, its answer on standard output (docs/integrations.md).\n");
 }

@@ -265,7 +265,7 @@ static int explain_json(const sg_policy *p, const cli *o)
         free(cmd);
         return EX_SOFTWARE;
     }
-    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL };
+    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL, NULL };
     const sg_result *r = sg_explain(c, cmd, len, &co);
     const char *rj = sg_result_json(r, NULL);
     cJSON *j = rj ? cJSON_Parse(rj) : NULL;
@@ -335,7 +335,7 @@ static int cmd_explain(int argc, char **argv)
     if (!p)
         return status;
     if (o.batch) {
-        sg_batch_options bo = { o.cwd, o.roots, o.nroots, NULL, NULL, 0 };
+        sg_batch_options bo = { o.cwd, o.roots, o.nroots, NULL, NULL, 0, NULL };
         int r = sg_batch(p, NULL, 0, 1, &bo);
         if (r)
             fprintf(stderr, "%s: %s\n", prog_name, r == SG_EIO ? "cannot read standard input or write the answers"

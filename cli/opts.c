@@ -18,6 +18,7 @@ void cli_print_diag(void *ud, const char *text)
 static const char *const known_opts[] = {
     "-p", "--policy", "--cwd", "--root", "-I", "-o", "--json", "--batch", "--check", "--state", "--admit",
     "--rate-store", "--rate-store-down", "--rate-store-timeout", "--require-signature", "--scope", "--agent",
+    "--team",
     "--log", "--log-max-bytes", "--non-interactive", "--once", "--session", "--always", "--coverage", "--argv",
     "--help",
 };
@@ -124,6 +125,14 @@ int cli_parse_opts(cli *o, int argc, char **argv)
             o->agent = argv[++i];
             if (!o->agent[0] || strlen(o->agent) > 200) {
                 fprintf(stderr, "%s: --agent takes 1 to 200 bytes\n", prog_name);
+                return -1;
+            }
+        } else if (strcmp(a, "--team") == 0) {
+            if (!need_arg(o, i, argc, a))
+                return -1;
+            o->team = argv[++i];
+            if (!o->team[0] || strlen(o->team) > 200) {
+                fprintf(stderr, "%s: --team takes 1 to 200 bytes\n", prog_name);
                 return -1;
             }
         } else if (strcmp(a, "--log") == 0) {

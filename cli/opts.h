@@ -31,6 +31,7 @@ typedef struct cli {
     const char *state;                 /* --state FILE; NULL with admit: the default */
     int admit, non_interactive;
     const char *agent;
+    const char *team;                  /* --team NAME: the key of `per team` limits */
     const char *log;
     unsigned long long log_max;
     int scope;                         /* approve: SG_APPROVE_* */

@@ -48,7 +48,7 @@ typedef struct ropts {
     sgx_rlimits rl;
     const char *rlspec[16];
     size_t nrl;
-    const char *state, *agent;
+    const char *state, *agent, *team;
     const char *rate_store;            /* the fleet's options (docs/fleet.md) */
     int rate_down;
     unsigned rate_timeout;
@@ -65,7 +65,7 @@ static void run_usage(FILE *f)
         "                     [--max-output N] [--truncate head|head-tail] [--env NAME]...\n"
         "                     [--rlimit NAME=VALUE]... [--session ID [--session-dir DIR]\n"
         "                     [--max-sessions N] [--session-ttl S]] [--sandbox none|bwrap|auto]\n"
-        "                     [--bwrap PATH] [--state FILE] [--agent ID] [--rate-store URL\n"
+        "                     [--bwrap PATH] [--state FILE] [--agent ID] [--team NAME] [--rate-store URL\n"
         "                     [--rate-store-down deny|local] [--rate-store-timeout MS]]\n"
         "                     [--require-signature KEY.pub [--scope NAME]] [--json] -- COMMAND\n");
 }
@@ -194,10 +194,10 @@ static int parse(ropts *o, int argc, char **argv)
             o->require_sig = v;
         else if (strcmp(a, "--scope") == 0)
             o->scope = v;
-        else if (strcmp(a, "--agent") == 0) {
+        else if (strcmp(a, "--agent") == 0 || strcmp(a, "--team") == 0) {
             if (!v[0] || strlen(v) > 200)
                 return bad(a, "takes 1 to 200 bytes");
-            o->agent = v;
+            *(a[2] == 'a' ? &o->agent : &o->team) = v;
         } else if (strcmp(a, "--inside") == 0) {
             o->inside = (int)strtol(v, &end, 10);
             if (*end || o->inside < 3)
@@ -279,7 +279,7 @@ static void admit(const ropts *o, const sgr_table *t, const sgr_result *r, const
     }
     const char *env_session = getenv("SHELLGATE_SESSION");
     sga_who who = { o->agent ? o->agent : "default",
-                    env_session && *env_session ? env_session : o->session };
+                    env_session && *env_session ? env_session : o->session, o->team };
     sga_admit(a, t, r, cmd, cwd, &who, &v->a);
     sga_close(a);
     v->refuse = v->a.decision != SGT_ALLOW;

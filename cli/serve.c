@@ -250,8 +250,9 @@ static void op_decide(server *s, client *c, const cJSON *req, const cJSON *id, i
         }
         roots[nroots++] = r->valuestring;
     }
-    const char *agent = str_of(req, "agent");
-    sg_gate_where w = { cwd, roots, nroots, agent ? agent : s->go.agent, str_of(req, "session") };
+    const char *agent = str_of(req, "agent"), *team = str_of(req, "team");
+    sg_gate_where w = { cwd, roots, nroots, agent ? agent : s->go.agent, str_of(req, "session"),
+                        team ? team : s->go.team };
     sg_gate_verdict v;
     if (explain)
         sg_gate_explain(s->g, cmd, strlen(cmd), &w, &v);
@@ -517,8 +518,9 @@ static int listen_on(server *s, mode_t mode)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: shellgate serve --socket PATH [-p POLICY] [--mode 0600] [--max-request BYTES] [--approve]\n"
-               "                       [--state FILE] [--log FILE] [--rate-store URL] [--agent ID]\n"
-               "JSON lines: {\"id\": 1, \"op\": \"check\", \"cmd\": \"...\", \"cwd\": \"/abs\", \"agent\": \"...\"};\n"
+               "                       [--state FILE] [--log FILE] [--rate-store URL] [--agent ID] [--team NAME]\n"
+               "JSON lines: {\"id\": 1, \"op\": \"check\", \"cmd\": \"...\", \"cwd\": \"/abs\", \"agent\": \"...\",\n"
+               "             \"team\": \"...\"};\n"
                "ops check, explain, approve, reload, stats (docs/integrations.md).\n");
 }
 

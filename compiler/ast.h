@@ -155,6 +155,7 @@ typedef struct sgc_window {
 typedef struct sgc_limit {
     sgc_tok name;
     sgc_window *windows;
+    sgc_tok per;                       /* `per agent|team` after the windows; len 0: none */
     sgc_cond *when;
     sgc_tok msg;
     sgc_loc loc;

@@ -119,6 +119,7 @@ typedef struct emitter {
     strtab str;
     buf sec[SGT_NSECTIONS];
     uint32_t ndfas;
+    int team_limits;                   /* a limit is per team: SGT_HDR_TEAM_LIMITS */
 } emitter;
 
 static int cmp_words(const void *a, const void *b)
@@ -715,6 +716,13 @@ static void emit_limits(emitter *e)
                 lr.seconds[lr.nwindows] = d < 1 ? 1 : (uint32_t)d;
                 lr.nwindows++;
             }
+            if (l->per.len == 4 && memcmp(l->per.text, "team", 4) == 0) {
+                lr.key = SGT_LIMIT_PER_TEAM;
+                e->team_limits = 1;
+            } else if (l->per.len && !(l->per.len == 5 && memcmp(l->per.text, "agent", 5) == 0)) {
+                sgc_error(c, l->per.loc, "a limit is kept per agent (the default) or per team, not per '%.*s'",
+                          (int)l->per.len, l->per.text);
+            }
             if (l->when) {
                 uint32_t fl = 0;
                 int lo = 1;
@@ -873,6 +881,7 @@ int sgc_emit(sgc_comp *c, sgc_program *p, uint8_t **out, size_t *outlen)
     h.endian = SGT_ENDIAN;
     h.header_size = sizeof h;
     h.nsections = SGT_NSECTIONS;
+    h.flags = e.team_limits ? SGT_HDR_TEAM_LIMITS : 0;   /* older runtimes refuse it */
     size_t pos = (sizeof h + 7) & ~(size_t)7;
     for (int i = 0; i < SGT_NSECTIONS; i++) {
         h.sec[i].off = (uint32_t)pos;

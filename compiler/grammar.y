@@ -59,8 +59,8 @@ stmt ::= labelopt(L) decision(X) cond(C) msgopt(M) hintopt(H). { sgc_act_rule(ps
 /* wrapper NAME... { clause* }  and  command NAME... { clause* } */
 stmt ::= WRAPPER(K) wordlist(N) LBRACE clauses(C) RBRACE. { sgc_act_prog(ps, &K, 1, N, C); }
 stmt ::= COMMAND(K) wordlist(N) LBRACE clauses(C) RBRACE. { sgc_act_prog(ps, &K, 0, N, C); }
-/* limit NAME N per DUR [, N per DUR]... [when cond] ["message"] */
-stmt ::= LIMIT(K) word(N) windows(W) whenopt(C) msgopt(M). { sgc_act_limit(ps, &K, &N, W, C, &M); }
+/* limit NAME N per DUR [, N per DUR]... [per agent|team] [when cond] ["message"] */
+stmt ::= LIMIT(K) word(N) windows(W) keyopt(Y) whenopt(C) msgopt(M). { sgc_act_limit(ps, &K, &N, W, &Y, C, &M); }
 /* test allow|ask|deny "command" [rule NAME] [cwd "/dir"] */
 stmt ::= TEST(K) decision(X) STRING(S) testopts(O). { sgc_act_test(ps, &K, X, &S, O); }
 
@@ -137,6 +137,10 @@ cwords(L) ::= cwords(P) word(W).      { L = sgc_wlist_new(ps, &W, P); }
 %type windows { sgc_window * }
 windows(L) ::= WORD(N) PER WORD(D).   { L = sgc_window_new(ps, &N, &D, NULL); }
 windows(L) ::= windows(P) COMMA WORD(N) PER WORD(D). { L = sgc_window_new(ps, &N, &D, P); }
+
+/* whose slots a limit counts: per agent (the default) or per team */
+keyopt(Y) ::= .                       { memset(&Y, 0, sizeof Y); }
+keyopt(Y) ::= PER WORD(T).            { Y = T; }
 
 %type whenopt { sgc_cond * }
 whenopt(C) ::= .                      { C = NULL; }

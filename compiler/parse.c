@@ -249,13 +249,14 @@ void sgc_act_prog(sgc_pstate *ps, const sgc_tok *kw, int wrapper, sgc_wlist *nam
 }
 
 void sgc_act_limit(sgc_pstate *ps, const sgc_tok *kw, const sgc_tok *name, sgc_window *w,
-                   sgc_cond *when, const sgc_tok *msg)
+                   const sgc_tok *per, sgc_cond *when, const sgc_tok *msg)
 {
     sgc_limit *l = arena_new(ps, sizeof *l);
     if (!l)
         return;
     l->name = *name;
     l->windows = w;
+    l->per = *per;
     l->when = when;
     l->msg = *msg;
     l->loc = kw->loc;

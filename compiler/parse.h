@@ -39,7 +39,7 @@ void sgc_act_rule(sgc_pstate *ps, const sgc_tok *label, int decision, sgc_cond *
 void sgc_act_prog(sgc_pstate *ps, const sgc_tok *kw, int wrapper, sgc_wlist *names,
                   sgc_clause *clauses);
 void sgc_act_limit(sgc_pstate *ps, const sgc_tok *kw, const sgc_tok *name, sgc_window *w,
-                   sgc_cond *when, const sgc_tok *msg);
+                   const sgc_tok *per, sgc_cond *when, const sgc_tok *msg);
 void sgc_act_test(sgc_pstate *ps, const sgc_tok *kw, int decision, const sgc_tok *cmd,
                   sgc_test *opts);
 

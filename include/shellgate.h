@@ -130,6 +130,7 @@ typedef struct sg_check_options {
     /* admission (sg_decide) */
     const char *agent;                 /* the rate-limit key and the log's agent; NULL: "default" */
     const char *session;               /* the approval session; NULL: the agent */
+    const char *team;                  /* the key of the `per team` limits; NULL: "default" */
 } sg_check_options;
 
 /* Decide cmd[0..len) (need not be NUL-terminated) as the policy says: a pure
@@ -310,6 +311,7 @@ typedef struct sg_batch_options {
     int threads;                       /* lines answered at once; 0: the CPUs this process
                                         * may use, at most 8.  One when a is not pure
                                         * (a store or a log keeps input order). */
+    const char *team;                  /* as sg_check_options */
 } sg_batch_options;
 
 /* `check --batch`: read JSON lines {"cmd": "...", "cwd": "/abs", "roots": [...]}

@@ -76,7 +76,8 @@ SG_API const sg_result *sg_decide(sg_checker *c, sg_admission *a, const char *cm
     const char *cwd = absolute_cwd(c, o ? o->cwd : NULL);
     sgr_opts so = { cwd, o ? o->roots : NULL, o ? o->nroots : 0, o ? o->home : NULL };
     res->r = sgr_eval(c->ctx, line, len, &so);
-    sga_who who = { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL };
+    sga_who who = { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL,
+                    o && o->team ? o->team : NULL };
     sga *ad = a ? a->a : NULL;
     if (!cwd || line != c->line) {
         /* fail closed: a line that cannot be placed (or copied) is not admitted */
@@ -310,7 +311,8 @@ SG_API int sg_batch(const sg_policy *p, sg_admission *a, int in_fd, int out_fd, 
     }
     sga *ad = a ? a->a : NULL;
     sg_line_defaults d = { p, ad, cwd, o ? o->roots : NULL, o ? o->nroots : 0,
-                           { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL } };
+                           { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL,
+                             o && o->team ? o->team : NULL } };
     /* a batch without a store or a log may answer lines on several threads */
     int threads = !sga_is_pure(ad) ? 1 : o && o->threads > 0 ? o->threads : cpus();
     sg_batch_io io;

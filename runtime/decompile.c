@@ -414,6 +414,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         qstr(&d, sgr_str(t, l->name));
         for (uint32_t w = 0; w < l->nwindows; w++)
             putf(&d, "%s %u per %us", w ? "," : "", l->count[w], l->seconds[w]);
+        if (l->key == SGT_LIMIT_PER_TEAM)
+            puts_(&d, " per team");
         if (l->code_len) {
             puts_(&d, " when ");
             if (cond(&d, t->code + l->code_off, 0, l->code_len / 2) < 0)

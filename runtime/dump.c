@@ -262,6 +262,8 @@ static void dump_header(dumper *d)
     const sgt_header *h = t->hdr;
     putf(d, "table v%u, %u bytes, checksum %016llx\n", h->version, h->total_size,
          (unsigned long long)h->checksum);
+    if (h->flags & SGT_HDR_TEAM_LIMITS)
+        put_str(d, "flags team-limits\n");
     put_str(d, "source sha256 ");
     put_hex(d, h->source_sha256, sizeof h->source_sha256);
     put_str(d, "\nsections\n");
@@ -402,6 +404,8 @@ static void dump_limits(dumper *d)
         put_word(d, sgr_str(t, l->name));
         for (uint32_t w = 0; w < l->nwindows; w++)
             putf(d, "%s %u per %us", w ? "," : "", l->count[w], l->seconds[w]);
+        if (l->key == SGT_LIMIT_PER_TEAM)
+            put_str(d, " per team");
         if (l->msg) {
             put_str(d, " message ");
             put_quoted(d, sgr_str(t, l->msg));

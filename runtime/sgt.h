@@ -17,6 +17,11 @@
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
 #define SGT_VERSION 7u
 #define SGT_ENDIAN 0x01020304u
+/* Header flags.  TEAM_LIMITS: some limit is kept per team (sgt_limit.key); set exactly
+ * when one is, so a table without one is as before, and a runtime that predates per-team
+ * limits refuses the table (unknown flag) instead of counting them per agent. */
+#define SGT_HDR_TEAM_LIMITS 0x1u
+#define SGT_HDR_KNOWN SGT_HDR_TEAM_LIMITS
 #define SGT_NONE 0xffffffffu              /* "no set / no string / no dfa" */
 
 /* Sections, in image order. */
@@ -57,7 +62,7 @@ typedef struct sgt_header {
     uint32_t header_size;                 /* sizeof(sgt_header) */
     uint32_t total_size;                  /* the whole image */
     uint32_t nsections;                   /* SGT_NSECTIONS */
-    uint32_t flags;                       /* 0 */
+    uint32_t flags;                       /* SGT_HDR_*; a runtime refuses a flag it does not know */
     uint64_t checksum;                    /* sg_checksum64, this field as zero */
     uint8_t source_sha256[32];            /* over every source file, in load order */
     sgt_section sec[SGT_NSECTIONS];
@@ -290,8 +295,11 @@ typedef struct sgt_limit {
     uint32_t seconds[SGT_MAX_WINDOWS];
     uint32_t code_off, code_len;          /* `when` condition; len 0 = every command */
     uint32_t msg;
-    uint32_t reserved;
+    uint32_t key;                         /* whose slots: SGT_LIMIT_PER_* */
 } sgt_limit;
+#define SGT_LIMIT_PER_AGENT 0u            /* each agent id its own (the default) */
+#define SGT_LIMIT_PER_TEAM 1u             /* every agent of a team (--team) together;
+                                           * needs SGT_HDR_TEAM_LIMITS */
 
 typedef struct sgt_hook {
     uint32_t name;                        /* function name */

@@ -173,8 +173,8 @@ static int check_header(vctx *v, const uint8_t *b, size_t size)
                     h->total_size, size);
     if (h->nsections != SGT_NSECTIONS)
         return fail(v, "%u sections, expected %d", h->nsections, SGT_NSECTIONS);
-    if (h->flags != 0)
-        return fail(v, "unknown header flags 0x%x", h->flags);
+    if (h->flags & ~SGT_HDR_KNOWN)
+        return fail(v, "unknown header flags 0x%x", h->flags & ~SGT_HDR_KNOWN);
     if (!v->trusted && sgr_table_checksum(b, size) != h->checksum)
         return fail(v, "checksum mismatch");
     return 0;
@@ -657,6 +657,7 @@ static int check_progspecs(vctx *v)
 static int check_limits(vctx *v)
 {
     const sgr_table *t = v->t;
+    uint32_t team = 0;
     for (uint32_t i = 0; i < t->nlimits; i++) {
         const sgt_limit *l = &t->limits[i];
         if (check_str(v, l->name, "limit", i, "name") || check_str(v, l->msg, "limit", i, "msg"))
@@ -669,7 +670,16 @@ static int check_limits(vctx *v)
                             w, l->count[w], l->seconds[w], SGT_MAX_LIMIT_COUNT);
         if (check_code(v, l->code_off, l->code_len, 1, "limit", i))
             return -1;
+        if (l->key > SGT_LIMIT_PER_TEAM)
+            return fail(v, "limit %u: unknown key %u (0 per agent, 1 per team)", i, l->key);
+        team += l->key == SGT_LIMIT_PER_TEAM;
     }
+    /* the flag is set exactly when a limit is per team: an older runtime refuses it */
+    int flag = (t->hdr->flags & SGT_HDR_TEAM_LIMITS) != 0;
+    if (team && !flag)
+        return fail(v, "limits: %u per team, but the header lacks the team-limits flag", team);
+    if (!team && flag)
+        return fail(v, "limits: the header has the team-limits flag, but no limit is per team");
     return 0;
 }
 

@@ -43,7 +43,7 @@ _shellgate()
     esac
     local opts
     case $cmd in
-        check) opts="-p --policy --cwd --root --json --argv --batch --state --admit --agent --non-interactive --log --log-max-bytes --rate-store --rate-store-down --rate-store-timeout --require-signature --scope --help --" ;;
+        check) opts="-p --policy --cwd --root --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes --rate-store --rate-store-down --rate-store-timeout --require-signature --scope --help --" ;;
         explain) opts="-p --policy --cwd --root --json --argv --batch --help --" ;;
         test) opts="-p --policy --coverage --json -I --help" ;;
         compile) opts="-o --check --json -I --help" ;;
@@ -58,8 +58,8 @@ _shellgate()
         keygen) opts="-o --help" ;;
         run) opts="-p --policy --cwd --root --session --json --help --" ;;
         session) opts="show set unset reset list --session --help" ;;
-        hook) opts="claude-code codex gemini-cli cursor copilot -p --policy --state --log --rate-store --agent --ask --non-interactive --print-config --help" ;;
-        serve) opts="--socket -p --policy --mode --max-request --approve --state --log --rate-store --agent --help" ;;
+        hook) opts="claude-code codex gemini-cli cursor copilot -p --policy --state --log --rate-store --agent --team --ask --non-interactive --print-config --help" ;;
+        serve) opts="--socket -p --policy --mode --max-request --approve --state --log --rate-store --agent --team --help" ;;
         help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return 0 ;;
         *) return 0 ;;
     esac

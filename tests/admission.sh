@@ -2,7 +2,8 @@
 # admission.sh - admission through the CLI (docs/admission.md): exact windows on
 # an injected clock, 8 concurrent processes, kill -9 mid-update, corrupt state and
 # `state reset`, a clock stepped back, approval scopes, refusal of over-broad
-# approvals, --non-interactive, the decision log (masking, rotation, full disk).
+# approvals, --non-interactive, the decision log (masking, rotation, full disk), the
+# approve command an ask names, limits per team beside limits per agent (--team).
 # usage: admission.sh SHELLGATE
 set -u
 SG=$1
@@ -270,6 +271,51 @@ run 126 "the default state: run names no file" "$SG" run -p "$T/hint.rules" --cw
 has "$T/err" "[--once | --session | --always]), then run it again" "run: no store option for the default state"
 run 0 "the default state: the hook names no file" "$SG" hook claude-code -p "$T/hint.rules" <"$T/hint.json"
 has "$T/out" "--once (or --session, --always)\`)" "hook: no store option for the default state"
+
+# ---- per team beside per agent: "30 a minute per agent, 300 an hour per team", scaled ------
+printf '%s\n' 'pack tm version 1' 'default allow' 'limit agent 2 per 1m' 'limit team 3 per 1h per team' >"$T/tm.rules"
+TS="$T/team.state"
+tm() { "$SG" check -p "$T/tm.rules" --state "$TS" --json "$@" -- true; }
+run 0 "a1 of red: 1" tm --agent a1 --team red
+run 0 "a1 of red: 2" tm --agent a1 --team red
+run 75 "a1 of red: 3, its own limit" tm --agent a1 --team red
+has "$T/out" '"rule":"limit:agent"' "refused by the agent's limit"
+run 0 "a2 of red: the team's 3rd (a refused command took no team slot)" tm --agent a2 --team red
+run 75 "a2 of red: the team's limit" tm --agent a2 --team red
+has "$T/out" '"rule":"limit:team"' "refused by the team's limit"
+has "$T/out" 'max 3 commands per 3600 seconds' "the team limit's message"
+run 75 "a3 of red: never admitted yet, the team is full" tm --agent a3 --team red
+has "$T/out" '"rule":"limit:team"' "a new agent of a full team"
+run 0 "a3 of blue: another team" tm --agent a3 --team blue
+run 0 "no --team: the team 'default'" tm --agent a4
+run 0 "the team 'default' by name" tm --agent a5 --team default
+run 0 "the team 'default': 3rd" tm --agent a6
+run 75 "the team 'default' is full" tm --agent a7
+run 64 "--team takes 1 to 200 bytes" "$SG" check -p "$T/tm.rules" --state "$TS" --team '' -- true
+has "$T/err" "--team takes 1 to 200 bytes" "the usage message"
+# 8 processes, 8 agents of one team: exactly the team's limit
+i=0
+pids=
+while [ $i -lt 8 ]; do
+    ( "$SG" check -p "$T/tm.rules" --state "$TS" --agent "g$i" --team green -- true >/dev/null 2>&1; echo $? >"$T/team.rc.$i" ) &
+    pids="$pids $!"
+    i=$((i + 1))
+done
+wait $pids
+[ "$(cat "$T"/team.rc.* | grep -c '^0$')" -eq 3 ] && ok || bad "8 agents of one team at once: $(cat "$T"/team.rc.* | tr '\n' ' ')"
+# run, serve and the hooks take --team too
+printf '%s\n' '{"session_id":"t1","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true"}}' \
+    >"$T/team.json"
+run 0 "run --team: the team's 1st" "$SG" run -p "$T/tm.rules" --state "$TS" --agent r1 --team ops --cwd / -- true
+run 0 "hook --team: the 2nd" "$SG" hook claude-code -p "$T/tm.rules" --state "$TS" --team ops <"$T/team.json"
+has "$T/out" '"permissionDecision":"allow"' "hook --team admits"
+run 0 "hook --team: another session, the 3rd" "$SG" hook codex -p "$T/tm.rules" --state "$TS" --team ops <"$T/team.json"
+run 0 "hook --team: the team is full" "$SG" hook claude-code -p "$T/tm.rules" --state "$TS" --team ops <"$T/team.json"
+has "$T/out" '"permissionDecision":"deny","permissionDecisionReason":"shellgate denied this command (limit:team)' "hook: refused by the team"
+run 126 "run --team: the team is full" "$SG" run -p "$T/tm.rules" --state "$TS" --agent r2 --team ops --cwd / -- true
+has "$T/err" "(deny, rule limit:team)" "run: refused by the team"
+run 0 "the hook's snippet keeps --team" "$SG" hook claude-code -p "$T/tm.rules" --team ops --print-config
+has "$T/out" "--team 'ops'" "--print-config repeats --team"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,12 +3,13 @@
 # real redis-server on a free loopback port, without persistence, in a scratch
 # directory: exact windows, 8 processes on each of 2 "hosts" (separate local state)
 # against one limit, run, serve (its socket, tests/unixreq.py) and hook claude-code
-# sharing one limit with check, the approve command each names, keys namespaced and
-# expiring, EVALSHA with EVAL after SCRIPT FLUSH, the server stopped in the middle of
-# 8 x 2 processes (fail closed: exactly the limit, then refusals that say why; local
-# fallback: each host its own limit, with a warning), run, serve and hook while it is
-# down, a stopped (slow) server bounded by the timeout, a restart, approvals granted
-# on one host honoured on the other, `state reset`.
+# sharing one limit with check, a limit per team across hosts and verbs, the approve
+# command each names, keys namespaced and expiring, EVALSHA with EVAL after SCRIPT
+# FLUSH, the server stopped in the middle of 8 x 2 processes (fail closed: exactly the
+# limit, then refusals that say why; local fallback: each host its own limit, with a
+# warning), run, serve and hook while it is down, a stopped (slow) server bounded by
+# the timeout, a restart, approvals granted on one host honoured on the other,
+# `state reset`.
 # usage: redis.sh SHELLGATE      (exit 77, skipped, only when redis-server is absent)
 set -u
 SG=$1
@@ -236,6 +237,51 @@ ns=$(cat "$T"/mix.serve.* | grep -c '^{"id":[0-9]*,"decision":"allow"')    # (no
 nl=$(cat "$T"/mix.hook.* "$T"/mix.serve.* | grep -c 'limit:shared')
 [ $((nh + ns + nl)) -eq 6 ] && ok || bad "every hook and serve answer not admitted names the limit ($nl)"
 [ "$(rcli llen shellgate:limit:fleet:shared:mix)" = 4 ] && ok || bad "4 recorded"
+
+# ---- a limit per team: every agent of the team on every host, beside each agent's own ------
+printf '%s\n' 'pack tm version 1' 'default allow' 'limit agent 2 per 1m' 'limit team 5 per 1h per team' >"$T/tm.rules"
+i=0
+pids=
+while [ $i -lt 8 ]; do
+    for h in A B; do
+        ( XDG_STATE_HOME="$T/host$h" "$SG" check -p "$T/tm.rules" --rate-store "$U" --state "$T/host$h/state" \
+            --agent "$h$i" --team red -- true >/dev/null 2>&1; echo $? >"$T/trc.$h.$i" ) &
+        pids="$pids $!"
+    done
+    i=$((i + 1))
+done
+wait $pids
+n=$(cat "$T"/trc.* | grep -c '^0$')
+[ "$n" -eq 5 ] && ok || bad "16 agents of one team on 2 hosts: $n admitted, want exactly the team's 5"
+[ "$(rcli llen shellgate:team:tm:team:red)" = 5 ] && ok || bad "the team's key: shellgate:team:PACK:LIMIT:TEAM"
+run 75 "the team is full for a new agent" "$SG" check -p "$T/tm.rules" --rate-store "$U" --agent new --team red --json -- true
+has "$T/out" '"rule":"limit:team"' "refused by the team's limit"
+run 0 "another team" "$SG" check -p "$T/tm.rules" --rate-store "$U" --agent new --team blue -- true
+run 0 "blue: the agent's 2nd" "$SG" check -p "$T/tm.rules" --rate-store "$U" --agent new --team blue -- true
+run 75 "blue: the agent's own limit first" "$SG" check -p "$T/tm.rules" --rate-store "$U" --agent new --team blue --json -- true
+has "$T/out" '"rule":"limit:agent"' "refused by the agent's limit"
+[ "$(rcli llen shellgate:team:tm:team:blue)" = 2 ] && ok || bad "a command the agent's limit refused took no team slot"
+run 0 "a team name with separators" "$SG" check -p "$T/tm.rules" --rate-store "$U" --agent x --team 'a:b c' -- true
+[ "$(rcli exists 'shellgate:team:tm:team:a%3Ab%20c')" = 1 ] && ok || bad "the team escaped in its key"
+# serve's "team" field (and --team for requests without one), the hook's --team
+serve_start "$T/tm.sock" "$T/tm.err" -p "$T/tm.rules" --rate-store "$U" --team green
+TMP_SERVE=$!
+: >"$T/treq"
+for i in 1 2 3; do
+    printf '{"id":%s,"op":"check","cmd":"true","cwd":"/","agent":"s%s"}\n' "$i" "$i" >>"$T/treq"
+done
+printf '%s\n' '{"id":4,"op":"check","cmd":"true","cwd":"/","agent":"s4","team":"teal"}' >>"$T/treq"
+ask_serve "$T/tm.sock" "$T/treq"
+[ "$(grep -c '^{"id":[0-9]*,"decision":"allow"' "$T/sout")" -eq 4 ] && ok || { bad "serve admits for its team"; cat "$T/sout" >&2; }
+[ "$(rcli llen shellgate:team:tm:team:green)" = 3 ] && [ "$(rcli llen shellgate:team:tm:team:teal)" = 1 ] && ok \
+    || bad "serve: --team for requests without one, the request's own team"
+hookin "$T/thook.json" h1 "true"
+run 0 "hook --team green: the 4th" "$SG" hook claude-code -p "$T/tm.rules" --rate-store "$U" --team green <"$T/thook.json"
+has "$T/out" '"permissionDecision":"allow"' "hook: the team's 4th"
+run 0 "run --team green: the 5th" "$SG" run -p "$T/tm.rules" --rate-store "$U" --agent r --team green --cwd / -- true
+ask_serve "$T/tm.sock" "$T/treq"
+[ "$(sed -n 1,3p "$T/sout" | grep -c '"rule":"limit:team"')" -eq 3 ] && ok || { bad "serve: the team is full"; cat "$T/sout" >&2; }
+kill "$TMP_SERVE"; wait "$TMP_SERVE"
 
 # ---- approvals granted on one host are honoured on the other ---------------------------
 A="XDG_CONFIG_HOME=$T/hostA/cfg"

@@ -2,7 +2,7 @@
 # roundtrip.sh - the round-trip oracle: decompile a table to rule text (D1), compile
 # it (T1), decompile again (D2), compile again (T2); D1 == D2 and T1 == T2 byte for
 # byte, T1 passes the original pack's case file (same decisions and rule ids), and
-# a table that text cannot express is refused with a message.
+# a table that text cannot express is refused with a message; limits per team.
 # usage: roundtrip.sh SHELLGATE SRCDIR
 set -u
 SG=$1
@@ -44,6 +44,15 @@ for f in "$SRC"/tests/packs/deploy/*.rules; do
     roundtrip "deploy_$(basename "$f" .rules)" "$f"
 done
 roundtrip example "$SRC/docs/example.rules" "$SRC/docs/example.cases"
+# limits per agent and per team (the header's team-limits flag), in text and table
+printf '%s\n' 'pack tl version 1' 'default allow' 'limit agent 30 per 1m' 'limit team 300 per 1h per team' \
+    'limit pushes 20 per 1d per team when program git' >"$T/tl.rules"
+roundtrip teamlimits "$T/tl.rules"
+[ "$(grep -c ' per team' "$T/teamlimits/d1")" -eq 2 ] && ok || bad "per team decompiled: $(cat "$T/teamlimits/d1")"
+"$SG" dump "$T/teamlimits/t1.sgt" >"$T/tl.dump" 2>&1
+grep -q '^flags team-limits$' "$T/tl.dump" && ok || bad "the dump shows the team-limits flag"
+"$SG" dump default >"$T/default.dump" 2>&1
+grep -q '^flags' "$T/default.dump" && bad "a table without team limits has a flag" || ok
 
 # Lua hook sources would need files of their own: refused, not half-written
 if "$SG" decompile "$SRC/tests/packs/hooks.rules" >/dev/null 2>"$T/err"; then

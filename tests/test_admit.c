@@ -21,7 +21,7 @@ static char dir[128];
 
 static sga_limit gaia(void)
 {
-    sga_limit l = { "shell", 2, { 3, 10 }, { 10, 60 } };
+    sga_limit l = { "shell", 2, { 3, 10 }, { 10, 60 }, 0 };
     return l;
 }
 
@@ -88,7 +88,7 @@ static void test_windows(sga_store *a)
 
 static void test_clock_back(sga_store *a)
 {
-    sga_limit l = { "burst", 1, { 2 }, { 10 } };
+    sga_limit l = { "burst", 1, { 2 }, { 10 }, 0 };
     int rc;
     fake_now = 5000 * SEC;
     CHECK(go(a, "k", &l, 1, &rc).admitted);
@@ -176,7 +176,7 @@ static void test_approvals(sga_store *a)
     q.session = "s2";
     CHECK(sga_store_check(a, &q, &r, err, sizeof err) == 0 && !r.admitted);
     /* an approved command still obeys the limits */
-    sga_limit l = { "push", 1, { 1 }, { 60 } };
+    sga_limit l = { "push", 1, { 1 }, { 60 }, 0 };
     q.session = "s1";
     q.limits = &l;
     q.nlimits = 1;
@@ -196,7 +196,7 @@ static void test_messages(void)
     CHECK_STR(m, "Rate limit: max 10 commands per minute. Wait 2.3s. Please wait 2.3 seconds.");
     sga_limit_message(m, sizeof m, "{name}: {count}/{window}s {per} {unknown}", &l, 0, 0);
     CHECK_STR(m, "shell: 3/10s 10 seconds {unknown}");
-    sga_limit h = { "x", 1, { 300 }, { 7200 } };
+    sga_limit h = { "x", 1, { 300 }, { 7200 }, 0 };
     sga_limit_message(m, sizeof m, "{per}", &h, 0, 0);
     CHECK_STR(m, "2 hours");
     char tiny[8];
@@ -272,7 +272,7 @@ static void test_log(void)
  * write, fsync, rename), printed for docs/admission.md. */
 static void bench(sga_store *a)
 {
-    sga_limit l = { "bench", 2, { 1000000, 1000000 }, { 1, 2 } };
+    sga_limit l = { "bench", 2, { 1000000, 1000000 }, { 1, 2 }, 0 };
     l.count[0] = l.count[1] = 100;
     int rc, n = 200;
     struct timespec t0, t1;

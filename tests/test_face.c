@@ -36,7 +36,7 @@ static void diag_reset(void)
     diag_text[0] = '\0';
 }
 
-static const sg_check_options at_project = { CWD, NULL, 0, HOME, NULL, NULL };
+static const sg_check_options at_project = { CWD, NULL, 0, HOME, NULL, NULL, NULL };
 
 static const sg_result *check(sg_checker *c, const char *cmd)
 {
@@ -113,7 +113,8 @@ static const char demo_rules[] =
     "ask program git and subcommand push\n"
     "ask program in { bash }\n"
     "find_exec: deny program find and option in { -exec -delete } \"find {option} is refused\"\n"
-    "limit twice 2 per 1h when program echo\n";
+    "limit twice 2 per 1h when program echo\n"
+    "limit crew 2 per 1h per team when program true\n";
 
 static void test_load(const char *embdir)
 {
@@ -245,7 +246,7 @@ static void test_result(void)
     CHECK(strlen(id) == 32 && sg_is_approval_id(id));
     CHECK(json_agrees(r));
     CHECK_STR(sg_result_approval_id(check(c, "git push origin main")), id);
-    sg_check_options root = { "/", NULL, 0, HOME, NULL, NULL };
+    sg_check_options root = { "/", NULL, 0, HOME, NULL, NULL, NULL };
     r = sg_check(c, "git push origin main", 20, &root);
     CHECK(strcmp(sg_result_approval_id(r), id) != 0);
     CHECK(!sg_is_approval_id("xyz") && !sg_is_approval_id(NULL) && !sg_is_approval_id("0123456789abcdef0123456789abcdeg"));
@@ -258,7 +259,7 @@ static void test_result(void)
     char here[4096];
     CHECK(getcwd(here, sizeof here) != NULL);
     strncat(here, "/packs", sizeof here - strlen(here) - 1);
-    sg_check_options dot = { "packs", NULL, 0, HOME, NULL, NULL }, abs = { here, NULL, 0, HOME, NULL, NULL };
+    sg_check_options dot = { "packs", NULL, 0, HOME, NULL, NULL, NULL }, abs = { here, NULL, 0, HOME, NULL, NULL, NULL };
     char id2[64];
     snprintf(id2, sizeof id2, "%s", sg_result_approval_id(sg_check(c, "git push x", 10, &abs)));
     CHECK_STR(sg_result_approval_id(sg_check(c, "git push x", 10, &dot)), id2);
@@ -305,7 +306,7 @@ static void test_admission(void)
     sg_admission *a = NULL;
     CHECK(sg_admission_open(&ao, &a) == 0 && a);
     CHECK_STR(sg_admission_where(a), state);
-    sg_check_options who = { CWD, NULL, 0, HOME, "agent-1", "s1" };
+    sg_check_options who = { CWD, NULL, 0, HOME, "agent-1", "s1", NULL };
 
     /* `limit twice 2 per 1h when program echo`: two admitted, the third waits */
     now_ns = 1000 * SEC;
@@ -323,8 +324,20 @@ static void test_admission(void)
     CHECK(json_agrees(r));
     /* a limit scoped by `when` leaves other programs alone; another agent has its own */
     CHECK(sg_result_decision(sg_decide(c, a, "ls", 2, &who)) == SG_ALLOW);
-    sg_check_options other = { CWD, NULL, 0, HOME, "agent-2", NULL };
+    sg_check_options other = { CWD, NULL, 0, HOME, "agent-2", NULL, NULL };
     CHECK(sg_result_decision(sg_decide(c, a, "echo d", 6, &other)) == SG_ALLOW);
+    /* `limit crew 2 per 1h per team when program true`: the team's agents share it, another
+     * team (and no team: "default") has its own */
+    sg_check_options red1 = { CWD, NULL, 0, HOME, "agent-3", NULL, "red" };
+    sg_check_options red2 = { CWD, NULL, 0, HOME, "agent-4", NULL, "red" };
+    sg_check_options blue = { CWD, NULL, 0, HOME, "agent-4", NULL, "blue" };
+    CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &red1)) == SG_ALLOW);
+    CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &red2)) == SG_ALLOW);
+    r = sg_decide(c, a, "true", 4, &red1);
+    CHECK(sg_result_decision(r) == SG_DENY && sg_result_rate_limited(r));
+    CHECK_STR(sg_result_rule(r), "limit:crew");
+    CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &blue)) == SG_ALLOW);
+    CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &other)) == SG_ALLOW);
     /* a deny takes no slot and stays what the policy said */
     r = sg_decide(c, a, "rm x", 4, &who);
     CHECK(sg_result_decision(r) == SG_DENY && sg_result_admitted(r) == 0 && !sg_result_rate_limited(r));
@@ -346,7 +359,7 @@ static void test_admission(void)
     CHECK(json_agrees(r));
     CHECK(sg_result_decision(sg_decide(c, a, "git push origin main", 20, &who)) == SG_ASK);
     /* for the session it was asked from (found by the store when none is named) */
-    sg_check_options s9 = { CWD, NULL, 0, HOME, "agent-1", "s9" }, s8 = { CWD, NULL, 0, HOME, "agent-1", "s8" };
+    sg_check_options s9 = { CWD, NULL, 0, HOME, "agent-1", "s9", NULL }, s8 = { CWD, NULL, 0, HOME, "agent-1", "s8", NULL };
     r = sg_decide(c, a, "git push origin dev", 19, &s9);
     CHECK(sg_result_decision(r) == SG_ASK);
     snprintf(id, sizeof id, "%s", sg_result_approval_id(r));
@@ -438,7 +451,7 @@ static char *batch_out(const sg_policy *p, sg_admission *a, const char *in, int 
     fputs(in, f);
     fclose(f);
     int ifd = open(ip, O_RDONLY), ofd = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    sg_batch_options bo = { CWD, NULL, 0, NULL, NULL, threads };
+    sg_batch_options bo = { CWD, NULL, 0, NULL, NULL, threads, NULL };
     int r = sg_batch(p, a, ifd, ofd, &bo);
     close(ifd);
     close(ofd);
@@ -701,7 +714,7 @@ static void test_approvals(void)
     ao.diag = diag;
     sg_admission *a = NULL;
     CHECK(sg_admission_open(&ao, &a) == 0 && a);
-    sg_check_options who = { CWD, NULL, 0, HOME, "agent-9", "s9" };
+    sg_check_options who = { CWD, NULL, 0, HOME, "agent-9", "s9", NULL };
     const sg_result *r = sg_decide(c, a, "git push origin", 15, &who);
     CHECK(sg_result_decision(r) == SG_ASK);
     char id[64];

@@ -774,7 +774,9 @@ MUT(m_version) { H(m)->version = SGT_VERSION + 1; }
 MUT(m_endian) { H(m)->endian = 0x04030201u; }
 MUT(m_hdr_size) { H(m)->header_size += 8; }
 MUT(m_nsections) { H(m)->nsections = SGT_NSECTIONS + 1; }
-MUT(m_flags) { H(m)->flags = 1; }
+MUT(m_flags) { H(m)->flags = 2; }
+MUT(m_flag_team) { H(m)->flags = SGT_HDR_TEAM_LIMITS; }
+MUT(m_flag_team_ok) { H(m)->flags = SGT_HDR_TEAM_LIMITS; REC(m, LIMITS, sgt_limit)[1].key = SGT_LIMIT_PER_TEAM; }
 MUT(m_strings_end) { REC(m, STRINGS, char)[SECSIZE(m, STRINGS) - 1] = 'x'; }
 MUT(m_strings_start) { REC(m, STRINGS, char)[0] = 'x'; }
 MUT(m_strings_empty) { SECSIZE(m, STRINGS) = 0; }
@@ -833,6 +835,8 @@ MUT(m_prog_first) { REC(m, PROGSPECS, sgt_progspec)[0].first_len = 1; }
 MUT(m_limit_nwin0) { REC(m, LIMITS, sgt_limit)[0].nwindows = 0; }
 MUT(m_limit_nwin5) { REC(m, LIMITS, sgt_limit)[0].nwindows = SGT_MAX_WINDOWS + 1; }
 MUT(m_limit_count) { REC(m, LIMITS, sgt_limit)[0].count[1] = 0; }
+MUT(m_limit_key) { REC(m, LIMITS, sgt_limit)[0].key = 2; }
+MUT(m_limit_team_noflag) { REC(m, LIMITS, sgt_limit)[1].key = SGT_LIMIT_PER_TEAM; }
 MUT(m_limit_count_cap) { REC(m, LIMITS, sgt_limit)[0].count[0] = SGT_MAX_LIMIT_COUNT + 1; }
 MUT(m_limit_secs) { REC(m, LIMITS, sgt_limit)[1].seconds[0] = 0; }
 MUT(m_limit_msg) { REC(m, LIMITS, sgt_limit)[1].msg = SECSIZE(m, STRINGS); }
@@ -904,7 +908,9 @@ static const struct {
     {"endianness", m_endian, "table: byte order mismatch"},
     {"header size", m_hdr_size, "table: header size 216, expected 208"},
     {"section count", m_nsections, "table: 18 sections, expected 17"},
-    {"header flags", m_flags, "table: unknown header flags 0x1"},
+    {"header flags", m_flags, "table: unknown header flags 0x2"},
+    {"team-limits flag, no team limit", m_flag_team, "table: limits: the header has the team-limits flag, but no limit is per team"},
+    {"team-limits flag and a team limit", m_flag_team_ok, NULL},
     {"strings unterminated", m_strings_end, "table: strings: last string not NUL-terminated"},
     {"string 0", m_strings_start, "table: strings: string 0 is not \"\""},
     {"no strings", m_strings_empty, "table: strings section is empty"},
@@ -932,6 +938,8 @@ static const struct {
     {"limit no windows", m_limit_nwin0, "table: limit 0: 0 windows"},
     {"limit 5 windows", m_limit_nwin5, "table: limit 0: 5 windows"},
     {"limit count", m_limit_count, "table: limit 0: window 1 allows 0 per 60 s"},
+    {"limit key", m_limit_key, "table: limit 0: unknown key 2 (0 per agent, 1 per team)"},
+    {"team limit without the flag", m_limit_team_noflag, "table: limits: 1 per team, but the header lacks the team-limits flag"},
     {"limit count past the ring", m_limit_count_cap, "table: limit 0: window 0 allows 100001 per 10 s (both must be >= 1, the count <= 100000)"},
     {"limit seconds", m_limit_secs, "table: limit 1: window 0 allows 1 per 0 s"},
     {"limit msg", m_limit_msg, "table: limit 1: msg string ref"},
