@@ -171,11 +171,13 @@ class Gate:
 
     # -- decisions -------------------------------------------------------------------
     def check(self, cmd: str, cwd: Optional[str] = None, *, agent: Optional[str] = None,
-              session: Optional[str] = None, roots: Optional[List[str]] = None) -> Decision:
+              session: Optional[str] = None, team: Optional[str] = None,
+              roots: Optional[List[str]] = None) -> Decision:
         """Decide cmd as bash would run it in cwd (absolute; default: this process's).
 
-        agent and session key the server's rate limits and approvals; the CLI gate
-        runs a pure check (no admission), where they do not apply."""
+        agent and session key the server's rate limits and approvals, team its
+        limits declared `per team`; the CLI gate runs a pure check (no admission),
+        where they do not apply."""
         req: Dict[str, Any] = {"op": "check", "cmd": cmd, "cwd": os.path.abspath(cwd or os.getcwd())}
         if roots:
             req["roots"] = [os.path.abspath(r) for r in roots]
@@ -184,6 +186,8 @@ class Gate:
                 req["agent"] = agent or self.agent
             if session:
                 req["session"] = session
+            if team:
+                req["team"] = team
         else:
             req.pop("op")
         try:

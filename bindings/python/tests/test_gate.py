@@ -147,6 +147,36 @@ class ReconnectCase(unittest.TestCase):
                     proc.wait(timeout=30)
 
 
+class TeamCase(unittest.TestCase):
+    def test_team_limit(self):
+        """A limit declared per team holds across the team's agents, through the
+        client's team argument, and leaves another team alone."""
+        with tempfile.TemporaryDirectory(prefix="sg-py-team-") as tmp:
+            rules = os.path.join(tmp, "t.rules")
+            with open(rules, "w") as f:
+                f.write("pack t version 1\ndefault allow\nlimit crew 2 per 1h per team\n")
+            path = os.path.join(tmp, "sg.sock")
+            proc = subprocess.Popen([SG, "serve", "--socket", path, "-p", rules, "--state",
+                                     os.path.join(tmp, "state")], stderr=subprocess.DEVNULL,
+                                    env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "xdg")))
+            try:
+                for _ in range(1500):
+                    try:
+                        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                            probe.connect(path)
+                        break
+                    except OSError:
+                        time.sleep(0.02)
+                with Gate(socket=path) as g:
+                    got = [g.check("ls", cwd=CWD, agent=f"bot{i}", team="red") for i in range(3)]
+                    self.assertEqual([d.allowed for d in got], [True, True, False])
+                    self.assertTrue(got[2].rate_limited)
+                    self.assertTrue(g.check("ls", cwd=CWD, agent="bot9", team="blue").allowed)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+
+
 class CliCase(unittest.TestCase):
     def test_cli_hung_is_deny(self):
         """A CLI that never answers: the decision is a deny after the timeout,
