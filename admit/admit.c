@@ -390,7 +390,8 @@ void sga_log(sga *a, const sgr_table *t, const sgr_result *r, const char *cmd, s
         return;
     sga_declog_entry e = { now_ns(a), who && who->agent ? who->agent : "default", cwd, cmd, len, t, r, v->decision,
                            v->rule, v->message, v->admission, v->rate_limited, v->wait_s,
-                           v->approval_id[0] ? v->approval_id : NULL, v->approved, v->error };
+                           v->approval_id[0] ? v->approval_id : NULL, v->approved, v->error,
+                           who ? who->team : NULL };
     char *line;
     size_t n;
     char err[600];

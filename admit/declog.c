@@ -527,6 +527,10 @@ int sga_declog_format(const sga_declog_entry *e, char **line, size_t *len)
     jkey(&b, "agent");
     const char *agent = e->agent ? e->agent : "default";
     jstr(&b, agent, strlen(agent));
+    if (e->team) {
+        jkey(&b, "team");
+        jstr(&b, e->team, strlen(e->team));
+    }
     if (e->t) {
         const char *pn = sgr_str(e->t, e->t->meta->pack_name);
         jkey(&b, "pack");

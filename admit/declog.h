@@ -51,6 +51,7 @@ typedef struct sga_declog_entry {
     const char *approval_id;           /* hex, or NULL */
     const char *approved;              /* scope name that let an ask through, or NULL */
     const char *error;                 /* admission or state error, or NULL */
+    const char *team;                  /* the team its per-team limits counted in; NULL: none given */
 } sga_declog_entry;
 
 /* Format one entry as a JSON line ending in '\n'.  0, or -1 on OOM. */

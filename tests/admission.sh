@@ -286,7 +286,10 @@ has "$T/out" '"rule":"limit:team"' "refused by the team's limit"
 has "$T/out" 'max 3 commands per 3600 seconds' "the team limit's message"
 run 75 "a3 of red: never admitted yet, the team is full" tm --agent a3 --team red
 has "$T/out" '"rule":"limit:team"' "a new agent of a full team"
-run 0 "a3 of blue: another team" tm --agent a3 --team blue
+run 0 "a3 of blue: another team" tm --agent a3 --team blue --log "$T/team.log"
+has "$T/team.log" '"agent":"a3","team":"blue"' "the decision log names the team"
+run 0 "no team given, none in the log" "$SG" check -p "$T/tm.rules" --log "$T/team2.log" -- true
+hasnt "$T/team2.log" '"team"' "a line without --team names no team"
 run 0 "no --team: the team 'default'" tm --agent a4
 run 0 "the team 'default' by name" tm --agent a5 --team default
 run 0 "the team 'default': 3rd" tm --agent a6
