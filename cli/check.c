@@ -124,16 +124,23 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
             printf("  hint: %s\n", sg_result_hint(r));
         if (sg_result_rate_limited(r))
             printf("  wait: %.3f seconds\n", sg_result_wait_seconds(r));
-        if (*sg_result_approval_id(r)) {
-            /* `approve` finds an ask only in the store that recorded it */
+        const char *approved = sg_result_approved(r);
+        if (approved && *approved) {
+            /* an ask let through by an approval: say which, not how to approve */
+            printf("  approved: %s (approval %s)\n", approved, sg_result_approval_id(r));
+        } else if (*sg_result_approval_id(r)) {
+            /* `approve` finds an ask only in the store that recorded it: with
+             * admission the ask is recorded whether or not it then became a deny
+             * (--non-interactive, a rate limit) */
             char store[PATH_MAX + 32];
-            if (d == SG_ASK && a && o->admit) {
+            if (a && o->admit) {
                 sg_store_words(store, sizeof store, o->state, o->rate_store);
                 printf("  approval: %s (shellgate approve %s [--once | --session | --always]%s)\n",
                        sg_result_approval_id(r), sg_result_approval_id(r), store);
-            } else
+            } else {
                 printf("  approval: %s (recorded only with --state FILE, for shellgate approve)\n",
                        sg_result_approval_id(r));
+            }
         }
     }
     fflush(stdout);

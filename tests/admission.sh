@@ -208,6 +208,14 @@ unset SHELLGATE_TEST_NOW
 run 75 "non-interactive" "$SG" check -p "$P" --non-interactive --json -- git push origin main
 has "$T/out" 'non-interactively' "non-interactive message"
 run 75 "non-interactive with state" "$SG" check -p "$P" --state "$T/ni" --non-interactive -- git push --force origin x
+# the ask was recorded: the text names the approve command, not "recorded only with --state"
+has "$T/out" "--state $T/ni)" "a non-interactive ask with a state names its approve command"
+hasnt "$T/out" "recorded only with" "a recorded ask is not called unrecorded"
+NI_ID=$(sed -n 's/^  approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+run 0 "approve the non-interactive ask" "$SG" approve "$NI_ID" --once --state "$T/ni"
+run 0 "the approved ask passes" "$SG" check -p "$P" --state "$T/ni" --non-interactive -- git push --force origin x
+has "$T/out" "  approved: once (approval $NI_ID)" "an approved ask says it was approved"
+hasnt "$T/out" "  approval:" "an approved ask shows no approve command"
 
 # ---- the decision log -------------------------------------------------------------------
 L="$T/d.log"
