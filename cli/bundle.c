@@ -1,6 +1,7 @@
 /* bundle.c - `shellgate bundle build | sign | verify | show` and `shellgate keygen`
  * (docs/fleet.md): the CLI over lib/bundle.h.  Prints; the library does not. */
 #include <errno.h>
+#include <stdarg.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/bundle.h"
+#include "cli/help.h"
 #include "lib/bundle.h"
 #include "lib/policy.h"
 #include "compiler/compile.h"
@@ -19,14 +21,38 @@
 #define EX_SOFTWARE 70
 #define EX_CANTCREAT 73
 
-static void bundle_usage(void)
+/* "shellgate bundle ACTION: WHY" (or "shellgate keygen: WHY"), then the usage of that
+ * one form (cli/help.c holds it): EX_USAGE. */
+static int refuse(const char *action, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(const char *action, const char *fmt, ...)
 {
-    fprintf(stderr,
-        "usage: shellgate bundle build -o OUT.sgb [--scope PATTERN]... [-I DIR]... FILE...\n"
-        "       shellgate bundle sign --key KEY [-o OUT.sgb] BUNDLE\n"
-        "       shellgate bundle verify --pub KEY.pub [--scope NAME] BUNDLE\n"
-        "       shellgate bundle show BUNDLE\n"
-        "       shellgate keygen -o NAME               (NAME: secret key, 0600; NAME.pub: public key)\n");
+    va_list ap;
+    int keygen = strcmp(action, "keygen") == 0;
+    fprintf(stderr, "shellgate %s%s: ", keygen ? "keygen" : "bundle ", keygen ? "" : action);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (keygen)
+        cli_print_usage(stderr, "keygen");
+    else
+        cli_action_usage(stderr, "bundle", action);
+    return EX_USAGE;
+}
+
+/* An argument of action that is none of its options (opts, n): unknown, with the
+ * nearest; a value that is missing; or an operand too many. */
+static int bad_arg(const char *action, const char *a, int has_next, const char *const *opts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a, opts[i]) == 0 && !has_next)
+            return refuse(action, "%s needs a value", a);
+    if (a[0] != '-' || !a[1])
+        return refuse(action, "takes one operand, not also '%s'", a);
+    const char *near = cli_nearest(a, opts, n);
+    if (near)
+        return refuse(action, "unknown option '%s'; did you mean '%s'?", a, near);
+    return refuse(action, "unknown option '%s'", a);
 }
 
 static void diag(void *ud, const char *text)
@@ -128,21 +154,30 @@ static int cmd_build(int argc, char **argv)
     const char *out = NULL, *scopes[SG_BUNDLE_MAX_SCOPES], *incs[64], *files[64];
     uint32_t nscopes = 0;
     size_t ninc = 0, nfiles = 0;
+    static const char *const opts[] = { "-o", "--scope", "-I" };
     for (int i = 0; i < argc; i++) {
         int more = i + 1 < argc;
         if (strcmp(argv[i], "-o") == 0 && more)
             out = argv[++i];
-        else if (strcmp(argv[i], "--scope") == 0 && more && nscopes < SG_BUNDLE_MAX_SCOPES)
+        else if (strcmp(argv[i], "--scope") == 0 && more) {
+            if (nscopes == SG_BUNDLE_MAX_SCOPES)
+                return refuse("build", "at most %d --scope patterns", SG_BUNDLE_MAX_SCOPES);
             scopes[nscopes++] = argv[++i];
-        else if (strcmp(argv[i], "-I") == 0 && more && ninc < 64)
+        } else if (strcmp(argv[i], "-I") == 0 && more) {
+            if (ninc == 64)
+                return refuse("build", "at most 64 -I directories");
             incs[ninc++] = argv[++i];
-        else if (argv[i][0] == '-' || nfiles == 64)
-            return bundle_usage(), EX_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return bad_arg("build", argv[i], more, opts, sizeof opts / sizeof *opts);
+        else if (nfiles == 64)
+            return refuse("build", "at most 64 FILEs");
         else
             files[nfiles++] = argv[i];
     }
-    if (!out || !nfiles)
-        return bundle_usage(), EX_USAGE;
+    if (!out)
+        return refuse("build", "missing -o OUT.sgb (the bundle to write)");
+    if (!nfiles)
+        return refuse("build", "missing the rule FILE... to build the bundle from");
     sg_load_options lo = { incs, ninc, diag, NULL, NULL, NULL };
     uint8_t *table = NULL;
     size_t tlen = 0;
@@ -206,18 +241,21 @@ out:
 static int cmd_sign(int argc, char **argv)
 {
     const char *key = NULL, *out = NULL, *in = NULL;
+    static const char *const opts[] = { "--key", "-o" };
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--key") == 0 && i + 1 < argc)
             key = argv[++i];
         else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             out = argv[++i];
-        else if (argv[i][0] != '-' && !in)
+        else if ((argv[i][0] != '-' || !argv[i][1]) && !in)
             in = argv[i];
         else
-            return bundle_usage(), EX_USAGE;
+            return bad_arg("sign", argv[i], i + 1 < argc, opts, sizeof opts / sizeof *opts);
     }
-    if (!key || !in)
-        return bundle_usage(), EX_USAGE;
+    if (!key)
+        return refuse("sign", "missing --key KEY (the secret key, from shellgate keygen)");
+    if (!in)
+        return refuse("sign", "missing the BUNDLE to sign");
     uint8_t sk[64], *b, *s = NULL;
     size_t n, sn;
     char err[1200];
@@ -248,18 +286,25 @@ static int cmd_sign(int argc, char **argv)
 static int cmd_verify(int argc, char **argv, int show)
 {
     const char *pub = NULL, *scope = NULL, *in = NULL;
+    static const char *const opts[] = { "--pub", "--scope" };
+    const char *action = show ? "show" : "verify";
     for (int i = 0; i < argc; i++) {
         if (!show && strcmp(argv[i], "--pub") == 0 && i + 1 < argc)
             pub = argv[++i];
         else if (!show && strcmp(argv[i], "--scope") == 0 && i + 1 < argc)
             scope = argv[++i];
-        else if (argv[i][0] != '-' && !in)
+        else if ((argv[i][0] != '-' || !argv[i][1]) && !in)
             in = argv[i];
+        else if (show && argv[i][0] == '-' && argv[i][1])
+            return refuse("show", "takes no option ('%s'): it prints what the bundle says, verified by nothing "
+                          "(bundle verify --pub KEY.pub checks it)", argv[i]);
         else
-            return bundle_usage(), EX_USAGE;
+            return bad_arg(action, argv[i], i + 1 < argc, opts, sizeof opts / sizeof *opts);
     }
-    if (!in || (!show && !pub))
-        return bundle_usage(), EX_USAGE;
+    if (!show && !pub)
+        return refuse("verify", "missing --pub KEY.pub (the public key the bundle must be signed by)");
+    if (!in)
+        return refuse(action, "missing the BUNDLE to %s", action);
     uint8_t pk[32], *b;
     size_t n;
     char err[1200];
@@ -297,17 +342,33 @@ int sg_cli_bundle(int argc, char **argv)
         return cmd_verify(argc - 1, argv + 1, 0);
     if (argc >= 1 && strcmp(argv[0], "show") == 0)
         return cmd_verify(argc - 1, argv + 1, 1);
-    bundle_usage();
+    static const char *const actions[] = { "build", "sign", "verify", "show" };
+    if (argc < 1) {
+        cli_missing("bundle", "the action: build, sign, verify or show");
+        return EX_USAGE;
+    }
+    const char *near = cli_nearest(argv[0], actions, sizeof actions / sizeof *actions);
+    fprintf(stderr, "shellgate bundle: unknown action '%s'", argv[0]);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\nthe actions are build, sign, verify and show ('shellgate help bundle' prints their usage)\n");
     return EX_USAGE;
 }
 
 /* keygen -o NAME */
 int sg_cli_keygen(int argc, char **argv)
 {
-    if (argc != 2 || strcmp(argv[0], "-o") != 0 || !argv[1][0]) {
-        bundle_usage();
-        return EX_USAGE;
-    }
+    static const char *const opts[] = { "-o" };
+    if (argc < 1)
+        return refuse("keygen", "missing -o NAME (where the key pair goes: NAME and NAME.pub)");
+    if (argv[0][0] != '-' || !argv[0][1])
+        return refuse("keygen", "takes -o NAME, not an operand ('%s')", argv[0]);
+    if (strcmp(argv[0], "-o") != 0)
+        return bad_arg("keygen", argv[0], 1, opts, 1);
+    if (argc < 2 || !argv[1][0])
+        return refuse("keygen", "-o needs a value (the NAME of the key pair)");
+    if (argc > 2)
+        return refuse("keygen", "takes -o NAME and nothing more, not '%s'", argv[2]);
     char id[2 * SG_KEYID_LEN + 1], err[1200];
     if (sg_key_generate(argv[1], id, err, sizeof err) < 0) {
         fprintf(stderr, "shellgate: keygen: %s\n", err);

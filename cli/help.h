@@ -10,6 +10,11 @@
 void cli_usage(FILE *f);
 /* verb's usage and summary to f: 0, or -1 when verb is none of ours. */
 int cli_verb_usage(FILE *f, const char *verb);
+/* verb's usage alone (no summary) to f, as a usage error prints it: 0, or -1. */
+int cli_print_usage(FILE *f, const char *verb);
+/* The usage lines of one form of verb, "shellgate VERB ACTION ..." (bundle build,
+ * bundle sign...), to f: 0, or -1 when verb has no such form. */
+int cli_action_usage(FILE *f, const char *verb, const char *action);
 /* Is name a verb cli/help.c describes? */
 int cli_is_verb(const char *name);
 /* "shellgate VERB: missing WHAT" and the verb's usage, to stderr. */

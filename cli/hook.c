@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
+#include "cli/help.h"
 #include "common/alloc.h"
 #include "common/jsontext.h"
 
@@ -522,10 +523,7 @@ static int print_config(const hook_agent *ag, const hopts *o)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: shellgate hook AGENT [-p POLICY] [--state FILE] [--log FILE] [--rate-store URL]\n"
-               "                      [--agent ID] [--team NAME] [--ask ask|deny|pass] [--print-config]\n"
-               "AGENT: claude-code, codex, gemini-cli, cursor, copilot.  The agent's hook JSON on\n"
-               "standard input, its answer on standard output (docs/integrations.md).\n");
+    cli_print_usage(f, "hook");            /* the one text, cli/help.c */
 }
 
 int cli_hook(int argc, char **argv)

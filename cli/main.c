@@ -852,13 +852,10 @@ static int cmd_fuzz(int argc, char **argv)
         av[ac++] = argv[i];
     }
     o.verb = "fuzz";
-    int pr = cli_parse_opts(&o, ac, av);
-    if (pr < 0 || o.nrest < 1 || o.policy || o.cwd || o.nroots || o.batch || o.out) {
-        if (pr == 0 && o.nrest < 1)
+    int pr = cli_parse_opts(&o, ac, av);    /* refuses what fuzz does not take (-p: PACK is the operand) */
+    if (pr < 0 || o.nrest < 1) {
+        if (pr == 0)
             cli_missing("fuzz", "the PACK to fuzz");
-        else if (pr == 0)
-            fprintf(stderr, "%s fuzz: takes the PACK as an operand, and no -p, --cwd, --root, --batch or -o\n",
-                    prog_name);
         sg_free(av);
         return EX_USAGE;
     }
@@ -1033,17 +1030,13 @@ static int cmd_listing(int argc, char **argv, int decompile)
     cli o;
     memset(&o, 0, sizeof o);
     o.verb = decompile ? "decompile" : "dump";
-    if (cli_parse_opts(&o, argc, argv) < 0)
+    if (cli_parse_opts(&o, argc, argv) < 0)       /* decompile prints rule text: no --json */
         return EX_USAGE;
     if (o.nrest != 1) {
         if (o.nrest)
             fprintf(stderr, "%s %s: takes one POLICY, not %d\n", prog_name, o.verb, o.nrest);
         else
             cli_missing(o.verb, "the POLICY (a pack name, .rules, .sgt or .sgb)");
-        return EX_USAGE;
-    }
-    if (o.json && decompile) {
-        fprintf(stderr, "%s decompile: prints rule text; it takes no --json\n", prog_name);
         return EX_USAGE;
     }
     o.policy = o.rest[0];
@@ -1075,14 +1068,13 @@ int main(int argc, char **argv)
         return EX_USAGE;
     }
     const char *cmd = argv[1];
+    /* `CMD --help`: that command's usage, from cli/help.c (`help --help` too) */
+    if (cli_is_verb(cmd) && cli_wants_help(argc - 2, argv + 2))
+        return cli_verb_usage(stdout, cmd) == 0 ? 0 : EX_USAGE;
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
         return cli_version();
     if (strcmp(cmd, "help") == 0)
         return cli_help(argc - 2, argv + 2);
-    /* `CMD --help`: that command's usage (a verb this file does not describe
-     * answers its own --help) */
-    if (cli_is_verb(cmd) && cli_wants_help(argc - 2, argv + 2))
-        return cli_verb_usage(stdout, cmd) == 0 ? 0 : EX_USAGE;
     if (strcmp(cmd, "compile") == 0)
         return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)

@@ -14,14 +14,67 @@ void cli_print_diag(void *ud, const char *text)
     fprintf(stderr, "%s\n", text);
 }
 
-/* Every option cli_parse_opts knows, for "did you mean". */
-static const char *const known_opts[] = {
-    "-p", "--policy", "--cwd", "--root", "-I", "-o", "--json", "--batch", "--check", "--state", "--admit",
-    "--rate-store", "--rate-store-down", "--rate-store-timeout", "--require-signature", "--scope", "--agent",
-    "--team",
-    "--log", "--log-max-bytes", "--non-interactive", "--once", "--session", "--always", "--coverage", "--argv",
-    "--help",
+/* Every option cli_parse_opts knows, each with its bit for the verbs' table below. */
+enum {
+    OP_POLICY = 1u << 0, OP_CWD = 1u << 1, OP_ROOT = 1u << 2, OP_INC = 1u << 3, OP_OUT = 1u << 4,
+    OP_JSON = 1u << 5, OP_BATCH = 1u << 6, OP_CHECK = 1u << 7, OP_STATE = 1u << 8, OP_ADMIT = 1u << 9,
+    OP_STORE = 1u << 10,               /* --rate-store and its -down, -timeout */
+    OP_LOAD = 1u << 11,                /* --require-signature, --scope: how the POLICY loads */
+    OP_AGENT = 1u << 12, OP_LOG = 1u << 13, OP_NONINT = 1u << 14, OP_APPROVE = 1u << 15, /* --once... */
+    OP_COVERAGE = 1u << 16, OP_ARGV = 1u << 17, OP_TEAM = 1u << 18,
 };
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} options[] = {
+    { "-p", OP_POLICY }, { "--policy", OP_POLICY }, { "--cwd", OP_CWD }, { "--root", OP_ROOT }, { "-I", OP_INC },
+    { "-o", OP_OUT }, { "--json", OP_JSON }, { "--batch", OP_BATCH }, { "--check", OP_CHECK },
+    { "--state", OP_STATE }, { "--admit", OP_ADMIT }, { "--rate-store", OP_STORE }, { "--rate-store-down", OP_STORE },
+    { "--rate-store-timeout", OP_STORE }, { "--require-signature", OP_LOAD }, { "--scope", OP_LOAD },
+    { "--agent", OP_AGENT }, { "--team", OP_TEAM }, { "--log", OP_LOG }, { "--log-max-bytes", OP_LOG }, { "--non-interactive", OP_NONINT },
+    { "--once", OP_APPROVE }, { "--session", OP_APPROVE }, { "--always", OP_APPROVE },
+    { "--coverage", OP_COVERAGE }, { "--argv", OP_ARGV },
+};
+#define NOPTIONS (sizeof options / sizeof *options)
+
+/* What each verb over cli_parse_opts uses, and nothing more: any other option is
+ * refused (an option a verb took and ignored was a silent surprise).  Each verb's
+ * usage (cli/help.c) names exactly these; tests/cli.sh holds the two equal. */
+#define OP_LOADS (OP_POLICY | OP_INC | OP_LOAD)
+static const struct {
+    const char *verb;
+    unsigned opts;
+} verb_opts[] = {
+    { "check", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH | OP_STATE | OP_ADMIT | OP_STORE
+                   | OP_AGENT | OP_TEAM | OP_LOG | OP_NONINT },
+    { "explain", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH },
+    { "test", OP_LOADS | OP_COVERAGE | OP_JSON },
+    { "compile", OP_OUT | OP_CHECK | OP_JSON | OP_INC },
+    { "dump", OP_INC | OP_LOAD | OP_JSON },
+    { "decompile", OP_INC | OP_LOAD },
+    { "fuzz", OP_INC | OP_LOAD | OP_JSON },
+    { "approve", OP_APPROVE | OP_AGENT | OP_STATE | OP_STORE },
+    { "approvals", OP_STATE | OP_STORE | OP_JSON },
+    { "revoke", OP_STATE | OP_STORE },
+    { "state", OP_STATE | OP_STORE },
+};
+
+static unsigned verb_allows(const cli *o)
+{
+    for (size_t i = 0; o->verb && i < sizeof verb_opts / sizeof *verb_opts; i++)
+        if (strcmp(o->verb, verb_opts[i].verb) == 0)
+            return verb_opts[i].opts;
+    return ~0u;                        /* a caller of its own: every option */
+}
+
+static unsigned option_bit(const char *a)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strcmp(a, options[i].name) == 0)
+            return options[i].bit;
+    return 0;
+}
 
 static const char *verb_of(const cli *o)
 {
@@ -69,8 +122,18 @@ static int parse_fleet_opt(cli *o, const char *a, const char *v)
 int cli_parse_opts(cli *o, int argc, char **argv)
 {
     int i = 0, w = 0;                  /* argv[0..w): the operands so far */
+    const char *store_opt = NULL, *log_max_opt = NULL, *scope_opt = NULL;
     for (; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--rate-store-down") == 0 || strcmp(a, "--rate-store-timeout") == 0)
+            store_opt = a;
+        else if (strcmp(a, "--log-max-bytes") == 0)
+            log_max_opt = a;
+        else if (option_bit(a) == OP_APPROVE && (verb_allows(o) & OP_APPROVE) && scope_opt && strcmp(scope_opt, a) != 0) {
+            fprintf(stderr, "%s %s: %s and %s: an approval has one scope\n", prog_name, verb_of(o), scope_opt, a);
+            return -1;
+        } else if (option_bit(a) == OP_APPROVE)
+            scope_opt = a;
         if (strcmp(a, "--") == 0) {
             i++;
             o->dashdash = 1;
@@ -79,6 +142,10 @@ int cli_parse_opts(cli *o, int argc, char **argv)
             if (o->command_operands)
                 break;
             argv[w++] = argv[i];          /* an operand: options may follow it */
+        } else if (option_bit(a) && !(option_bit(a) & verb_allows(o))) {
+            fprintf(stderr, "%s %s: %s is not an option of %s\n", prog_name, verb_of(o), a, verb_of(o));
+            cli_print_usage(stderr, verb_of(o));
+            return -1;
         } else if (strcmp(a, "--argv") == 0) {
             o->argv_mode = 1;
         } else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
@@ -161,7 +228,15 @@ int cli_parse_opts(cli *o, int argc, char **argv)
         } else {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
-            const char *near = cli_nearest(name, known_opts, sizeof known_opts / sizeof *known_opts);
+            /* the nearest of the options this verb takes */
+            const char *mine[NOPTIONS + 1];
+            size_t nmine = 0;
+            unsigned allows = verb_allows(o);
+            for (size_t k = 0; k < NOPTIONS; k++)
+                if (options[k].bit & allows)
+                    mine[nmine++] = options[k].name;
+            mine[nmine++] = "--help";
+            const char *near = cli_nearest(name, mine, nmine);
             fprintf(stderr, "%s%s%s: unknown option '%s'", prog_name, o->verb ? " " : "", verb_of(o), a);
             if (near)
                 fprintf(stderr, "; did you mean '%s'?", near);
@@ -171,6 +246,21 @@ int cli_parse_opts(cli *o, int argc, char **argv)
                         verb_of(o));
             return -1;
         }
+    }
+    /* options that only mean something beside another */
+    if (store_opt && !o->rate_store) {
+        fprintf(stderr, "%s %s: %s applies to a --rate-store URL, and none is given\n", prog_name, verb_of(o),
+                store_opt);
+        return -1;
+    }
+    if (log_max_opt && !o->log) {
+        fprintf(stderr, "%s %s: --log-max-bytes applies to a --log FILE, and none is given\n", prog_name, verb_of(o));
+        return -1;
+    }
+    if (o->argv_mode && o->batch) {
+        fprintf(stderr, "%s %s: --argv applies to a COMMAND on the command line, not to --batch\n", prog_name,
+                verb_of(o));
+        return -1;
     }
     /* the operands after the last option, then those after "--" or the first
      * operand of a command */

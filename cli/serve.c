@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
+#include "cli/help.h"
 #include "common/jsontext.h"
 
 #define EX_USAGE 64
@@ -515,13 +516,27 @@ static int listen_on(server *s, mode_t mode)
     return 0;
 }
 
-static void usage(FILE *f)
+/* an argument serve does not take: unknown, with the nearest of its options, or a
+ * value that is missing */
+static int bad_option(const char *a)
 {
-    fprintf(f, "usage: shellgate serve --socket PATH [-p POLICY] [--mode 0600] [--max-request BYTES] [--approve]\n"
-               "                       [--state FILE] [--log FILE] [--rate-store URL] [--agent ID] [--team NAME]\n"
-               "JSON lines: {\"id\": 1, \"op\": \"check\", \"cmd\": \"...\", \"cwd\": \"/abs\", \"agent\": \"...\",\n"
-               "             \"team\": \"...\"};\n"
-               "ops check, explain, approve, reload, stats (docs/integrations.md).\n");
+    static const char *const opts[] = { "--socket", "--mode", "--max-request", "--approve", "-p", "--policy", "-I",
+                                        "--state", "--log", "--log-max-bytes", "--rate-store", "--rate-store-down",
+                                        "--rate-store-timeout", "--require-signature", "--scope", "--agent",
+                                        "--non-interactive", "--help" };
+    const size_t n = sizeof opts / sizeof *opts;
+    for (size_t i = 0; i < 3; i++)
+        if (strcmp(a, opts[i]) == 0) {
+            fprintf(stderr, "shellgate serve: %s needs a value\n", a);
+            return EX_USAGE;
+        }
+    const char *near = a[0] == '-' ? cli_nearest(a, opts, n) : NULL;
+    fprintf(stderr, "shellgate serve: unknown %s '%s'", a[0] == '-' ? "option" : "operand", a);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fputc('\n', stderr);
+    cli_print_usage(stderr, "serve");
+    return EX_USAGE;
 }
 
 int cli_serve(int argc, char **argv)
@@ -560,16 +575,15 @@ int cli_serve(int argc, char **argv)
         } else if (strcmp(argv[i], "--approve") == 0) {
             s.approve = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
+            cli_verb_usage(stdout, "serve");
             return 0;
         } else {
-            fprintf(stderr, "shellgate: serve: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return EX_USAGE;
+            return bad_option(argv[i]);
         }
     }
     if (!s.path) {
-        usage(stderr);
+        fprintf(stderr, "shellgate serve: serve needs --socket PATH (the Unix socket to listen on)\n");
+        cli_print_usage(stderr, "serve");
         return EX_USAGE;
     }
     s.go.g.admit = s.go.g.state || s.go.g.rate_store;

@@ -34,32 +34,47 @@ _shellgate()
         --cwd|--root|-I)
             COMPREPLY=($(compgen -d -- "$cur"))
             return 0 ;;
-        -o|--state|--log|--key|--pub)
+        -o|--state|--log|--key|--pub|--require-signature|--session-dir|--bwrap)
             COMPREPLY=($(compgen -f -- "$cur"))
             return 0 ;;
         --rate-store-down)
             COMPREPLY=($(compgen -W "deny local" -- "$cur"))
             return 0 ;;
+        --sandbox)
+            COMPREPLY=($(compgen -W "none bwrap auto" -- "$cur"))
+            return 0 ;;
     esac
     local opts
+    # each command's options: those its usage (`shellgate help CMD`) names, which are
+    # the options it takes (tests/completion.bash holds the two equal)
+    local store="--rate-store --rate-store-down --rate-store-timeout" load="-I --require-signature --scope"
     case $cmd in
-        check) opts="-p --policy --cwd --root --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes --rate-store --rate-store-down --rate-store-timeout --require-signature --scope --help --" ;;
-        explain) opts="-p --policy --cwd --root --json --argv --batch --help --" ;;
-        test) opts="-p --policy --coverage --json -I --help" ;;
-        compile) opts="-o --check --json -I --help" ;;
-        dump) opts="--json --help" ;;
-        decompile) opts="--help" ;;
-        fuzz) opts="-I --seed --max --json --help" ;;
-        approve) opts="--once --session --always --state --rate-store --agent --help" ;;
-        approvals) opts="--state --json --help" ;;
-        revoke) opts="--state --help" ;;
-        state) opts="reset --state --rate-store --help" ;;
-        bundle) opts="build sign verify -o --scope --key --pub --help" ;;
+        check) opts="-p --policy $load --cwd --root --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes $store --help --" ;;
+        explain) opts="-p --policy $load --cwd --root --json --argv --batch --help --" ;;
+        test) opts="-p --policy $load --coverage --json --help --" ;;
+        compile) opts="-o --check --json -I --help --" ;;
+        dump) opts="--json $load --help" ;;
+        decompile) opts="$load --help" ;;
+        fuzz) opts="$load --seed --max --json --help" ;;
+        approve) opts="--once --session --always --agent --state $store --help" ;;
+        approvals) opts="--state $store --json --help" ;;
+        revoke) opts="--state $store --help" ;;
+        state) opts="reset --state $store --help" ;;
+        bundle)
+            # the action, then that action's options
+            case ${COMP_WORDS[2]} in
+                build) opts="-o --scope -I" ;;
+                sign) opts="--key -o" ;;
+                verify) opts="--pub --scope" ;;
+                show) opts="" ;;
+                *) opts="build sign verify show --help" ;;
+            esac
+            [ "$COMP_CWORD" -eq 2 ] && opts="build sign verify show --help" ;;
         keygen) opts="-o --help" ;;
-        run) opts="-p --policy --cwd --root --session --json --help --" ;;
-        session) opts="show set unset reset list --session --help" ;;
-        hook) opts="claude-code codex gemini-cli cursor copilot -p --policy --state --log --rate-store --agent --team --ask --non-interactive --print-config --help" ;;
-        serve) opts="--socket -p --policy --mode --max-request --approve --state --log --rate-store --agent --team --help" ;;
+        run) opts="-p --policy -I --cwd --root --timeout --max-output --truncate --env --rlimit --session --session-dir --max-sessions --session-ttl --sandbox --bwrap --state --agent --team $store --require-signature --scope --json --help --" ;;
+        session) opts="show set unset reset list --session --session-dir -p --policy -I --require-signature --scope --help" ;;
+        hook) opts="claude-code codex gemini-cli cursor copilot -p --policy $load --state --log --log-max-bytes $store --agent --team --ask --non-interactive --print-config --help" ;;
+        serve) opts="--socket -p --policy --mode --max-request --approve --state --log --log-max-bytes --agent --team --non-interactive $store $load --help" ;;
         help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return 0 ;;
         *) return 0 ;;
     esac
@@ -67,7 +82,7 @@ _shellgate()
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [ "$cmd" = fuzz ] || [ "$cmd" = dump ] || [ "$cmd" = decompile ]; then
         COMPREPLY=($(compgen -W "$(_shellgate_packs "$sg")" -- "$cur") $(compgen -f -- "$cur"))
-    elif [ "$cmd" = state ] || [ "$cmd" = session ] || [ "$cmd" = bundle ]; then
+    elif [ "$cmd" = state ] || [ "$cmd" = session ] || { [ "$cmd" = bundle ] && [ "$COMP_CWORD" -eq 2 ]; }; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))

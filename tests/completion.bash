@@ -66,6 +66,20 @@ want "compile's options" -o --check --json -- compile -
 want "approvals' options" --state --json -- approvals --
 want "help names commands" approvals revoke -- help ""
 want "state's action" reset -- state ""
+# each command offers every option its usage names (`shellgate help CMD`): a usage
+# and a completion that drift apart fail here; bundle's options are per action
+for c in $cmds; do
+    case $c in bundle|help|version) continue ;; esac
+    uopts=$("$SG" help "$c" | grep -oE -- '(^|[[ |(])--?[a-zA-Z][-a-zA-Z]*' | sed 's/^[[ |(]//' | sort -u)
+    [ "$c" = state ] && words=(state reset -) || words=("$c" -)
+    for o in $uopts; do want "$c offers its $o" "$o" -- "${words[@]}"; done
+done
+want "bundle's actions" build sign verify show -- bundle ""
+want "bundle show by prefix" show -- bundle sh
+want "bundle build's options" -o --scope -I -- bundle build -
+want "bundle sign's options" --key -o -- bundle sign -
+want "bundle verify's options" --pub --scope -- bundle verify -
+wantnot "bundle build offers no --key" --key -- bundle build -
 # after --, the words are the command's
 wantnot "nothing after --" --json -- check -- ls --
 echo "$pass passed, $fail failed"
