@@ -386,5 +386,38 @@ has "$T/err" "serve needs --socket PATH" "serve names the missing --socket"
 expect_exit 64 "serve, a misspelt option" "$SG" serve --sockt "$T/s"
 has "$T/err" "did you mean '--socket'?" "serve suggests --socket"
 
+# ---- the man page says what the code does ----------------------------------------------
+MAN="$SRC/docs/shellgate.1"
+# man_code PHRASE: the exit status whose entry in EXIT STATUS contains PHRASE
+man_code() {
+    awk -v pat="$1" '/^\.SH EXIT STATUS/ { s = 1; next } /^\.(SH|PP)/ { s = 0 }
+        s && /^\.B [0-9]+$/ { c = $2; next } s && c != "" && index($0, pat) { print c; exit }' "$MAN"
+}
+# man_says VERB...: the status of "VERB ... exit(s) N when" in the prose after the list
+man_says() { sed -n '/^\.SH EXIT STATUS/,/^\.SH ENV/p' "$MAN" | tr '\n' ' ' | sed -n "s/.*$1 exits\{0,1\} \([0-9][0-9]*\) when $2.*/\1/p"; }
+man_is() { # description want-from-man command...
+    what=$1; want=$2; shift 2
+    [ -n "$want" ] || { bad "$what: the man page gives no exit status"; return; }
+    expect_exit "$want" "$what (the man page's $want)" "$@"
+}
+man_is "allow" "$(man_code allow)" "$SG" check -- ls
+man_is "deny" "$(man_code deny)" "$SG" check -- 'rm -rf /'
+man_is "ask" "$(man_code ask)" "$SG" check -- 'git push origin main'
+man_is "usage error" "$(man_code 'usage error')" "$SG" compile --batch "$T/ex.rules"
+man_is "bad table" "$(man_code 'bad pack')" "$SG" check -p "$T/trunc.sgt" -- ls
+man_is "unreadable pack" "$(man_code 'cannot be read')" "$SG" check -p "$T/nonexistent.rules" -- ls
+"$SG" keygen -o "$T/manKey" >/dev/null
+man_is "keygen over a key" "$(man_code 'cannot be written')" "$SG" keygen -o "$T/manKey"
+man_is "compile into a missing directory" "$(man_code 'cannot be written')" "$SG" compile -o "$T/no/such/dir/x.sgt" "$T/ex.rules"
+HOME="$T/home" man_is "an ask nobody can answer" "$(man_code 'refused for now')" "$SG" check --state "$T/st3" --non-interactive -- 'git push origin main'
+man_is "compile with a failing inline test" "$(man_says '.B compile.* .B bundle build' 'an inline test fails')" "$SG" compile -o "$T/bad.sgt" "$T/bad.rules"
+man_is "test with a failing case" "$(man_says '.B test' 'a test fails')" "$SG" test -p "$T/ex.rules" "$T/f.cases"
+# every command `shellgate help` lists is in the man page's SYNOPSIS and COMMANDS
+for v in $("$SG" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+    [ "$v" = version ] && continue
+    sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$MAN" | grep -q "^\.B shellgate $v\( \|$\)" && ok || bad "man page SYNOPSIS lacks $v"
+    sed -n '/^\.SH COMMANDS/,/^\.SH/p' "$MAN" | grep -A1 '^\.TP' | grep -q "^\.B $v\( \|$\)" && ok || bad "man page COMMANDS lacks $v"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
