@@ -2,7 +2,7 @@
  * the compiled table itself (compile, test, explain, dump, decompile, fuzz;
  * docs/architecture.md lists them).  check, approve and state are cli/check.c,
  * over the library face.  The CLI is the only code that prints; exit codes are
- * part of the CLI contract (DESIGN.md). */
+ * part of the CLI contract (docs/shellgate.1, EXIT STATUS). */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>

@@ -184,7 +184,7 @@ SG_API int sg_result_segment_span(const sg_result *r, size_t i, size_t *off, siz
 
 /* The result as one JSON object (no newline; *len its length when len is not
  * NULL): the object `shellgate check --json` prints and `check --batch` answers
- * (DESIGN.md "CLI").  NULL when memory runs out. */
+ * (docs/library.md "The API" lists its keys).  NULL when memory runs out. */
 SG_API const char *sg_result_json(const sg_result *r, size_t *len);
 
 /* ---- explain ------------------------------------------------------------------- */

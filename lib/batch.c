@@ -350,7 +350,7 @@ static int put_number(sg_batch_buf *b, double d)
 int sg_batch_write(sg_batch_buf *b, const sgr_table *t, const sgr_result *r, const sg_batch_out *v)
 {
     size_t start = b->len;
-    /* the keys in the order of DESIGN.md "CLI"; a NULL string leaves its key out */
+    /* the keys in the order docs/library.md "The API" lists; a NULL string leaves its key out */
     if (PUT_LIT(b, "{\"decision\":") < 0 || put_str(b, sgr_decision_name(v->decision)) < 0
         || PUT_KV(b, ",\"rule\":", v->rule) < 0 || PUT_KV(b, ",\"message\":", v->message) < 0
         || PUT_KV(b, ",\"hint\":", v->hint) < 0 || PUT_LIT(b, ",\"segments\":[") < 0)

@@ -1,5 +1,5 @@
 /* batch.h - the JSON face of `shellgate check --batch` and `check --json`
- * (../shared/DESIGN.md "CLI"): one input line to a request, one decision to the
+ * (docs/library.md "The API" lists its keys): one input line to a request, one decision to the
  * object printed for it -- written here and nowhere else (sg_batch_write; the
  * face's sg_result_json is this writer too) -- and the block reader/writer the
  * batch loop runs on.  Shared by the face (lib/check.c) and fuzz/fuzz_batch.c, so

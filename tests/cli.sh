@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli.sh - the CLI contract (DESIGN.md): exit codes, --json and --batch shapes,
+# cli.sh - the CLI contract (docs/shellgate.1): exit codes, --json and --batch shapes,
 # compile/dump round trips, refusal of corrupt tables.  usage: cli.sh SHELLGATE SRCDIR
 set -u
 SG=$1
