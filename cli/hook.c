@@ -534,7 +534,12 @@ int cli_hook(int argc, char **argv)
     }
     const hook_agent *ag = find_agent(argv[0]);
     if (!ag) {
-        fprintf(stderr, "shellgate: hook: unknown agent '%s'\n", argv[0]);
+        const char *names[sizeof agents / sizeof *agents];
+        for (size_t i = 0; i < sizeof agents / sizeof *agents; i++)
+            names[i] = agents[i].name;
+        const char *near = cli_nearest(argv[0], names, sizeof agents / sizeof *agents);
+        fprintf(stderr, "shellgate: hook: unknown agent '%s'%s%s%s\n", argv[0], near ? "; did you mean '" : "",
+                near ? near : "", near ? "'?" : "");
         usage(stderr);
         return 2;                      /* blocks, in the agents that read exit codes */
     }
@@ -560,7 +565,13 @@ int cli_hook(int argc, char **argv)
                 return deny(ag, err);
             }
         } else {
-            snprintf(err, sizeof err, "hook %s: unknown option '%s'", ag->name, argv[i]);
+            static const char *const opts[] = { "-p", "--policy", "-I", "--state", "--log", "--log-max-bytes",
+                                                "--rate-store", "--rate-store-down", "--rate-store-timeout",
+                                                "--require-signature", "--scope", "--agent", "--team", "--ask",
+                                                "--non-interactive", "--print-config", "--help" };
+            const char *near = argv[i][0] == '-' ? cli_nearest(argv[i], opts, sizeof opts / sizeof *opts) : NULL;
+            snprintf(err, sizeof err, "hook %s: unknown option '%s'%s%s%s", ag->name, argv[i],
+                     near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return deny(ag, err);
         }
     }
