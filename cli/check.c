@@ -1,6 +1,6 @@
 /* check.c - `shellgate check` (one line, --json, --batch; admission with --state,
  * --rate-store, --log), `approve` and `state reset`: verbs over the library face
- * alone (include/shellgate.h).  The manual: DESIGN.md "CLI", docs/admission.md. */
+ * alone (include/shellgate.h).  The manual: shellgate(1) (docs/shellgate.1), docs/admission.md. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
