@@ -592,6 +592,8 @@ static int cmdsub(fb *f, const char *s, size_t i, size_t j, int in_dq)
     size_t n = 0;
     if (f->e->cmdsub(f->e->ud, s + i, j - i, &out, &n) != 0)
         return fail(f, SGX_EX_ABORT, NULL);
+    if (f->e->dry)
+        return 0;                       /* only looked at: as if it printed nothing */
     while (n && out[n - 1] == '\n')
         n--;
     return put_expansion(f, out, n, in_dq);
@@ -806,7 +808,7 @@ int sgx_expand(sgx_expander *e, const char *src, size_t len, int ctx, sgx_fields
     if (!f.err)
         end_field(&f);
     int rc = f.err;
-    if (!rc && ctx == SGX_CTX_REDIR && f.fn == 0 && e->used_cmdsub && !e->cmdsub)
+    if (!rc && ctx == SGX_CTX_REDIR && f.fn == 0 && e->used_cmdsub && (!e->cmdsub || e->dry))
         push(&f, "", 0);                /* a $(...) not run yet: one field, decided again */
     rc = f.err;
     if (!rc && (ctx == SGX_CTX_REDIR) && f.fn != 1) {

@@ -40,6 +40,9 @@ typedef struct sgx_expander {
      * newlines are removed here); NULL: do not run anything, substitute "" and set
      * used_cmdsub.  A callback returns 0, or SGX_EX_ABORT to stop everything. */
     int (*cmdsub)(void *ud, const char *text, size_t len, char **out, size_t *outlen);
+    int dry;                     /* cmdsub only looks at the text (decides it, runs
+                                  * nothing): its output is ignored, "" stands for it
+                                  * as with NULL */
     void *ud;
     const char *cwd;             /* absolute: where relative globs are matched */
     int status;                  /* $? */

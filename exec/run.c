@@ -27,11 +27,17 @@ typedef struct state {
     char *cwd;                           /* sg_malloc'd, absolute */
     sgx_vars vars;
     int status;                          /* $? */
+    /* the dry walk's: what holds a value known only once a $(...) has run */
+    sgx_vars dyn;                        /* names of variables set from one */
+    int cwd_dyn;                         /* the directory (a cd to one) */
 } state;
 
 typedef struct wexp {                    /* one word, expanded */
     sgx_fields f;
     const char *render;                  /* its literal spelling; NULL: as written */
+    int dynw;                            /* its value is known only once a $(...) ran:
+                                          * it holds one, reads a variable set from one,
+                                          * or is a glob after a cd to one */
 } wexp;
 
 typedef struct cexp {                    /* one command's words, expanded */
@@ -39,6 +45,7 @@ typedef struct cexp {                    /* one command's words, expanded */
     char **fields;                       /* argv's fields, in order */
     uint32_t nfields;
     int dyn;                             /* a $(...) or $? was read */
+    int cdyn;                            /* a word is dynw */
 } cexp;
 
 typedef struct vredir {
@@ -72,6 +79,10 @@ typedef struct line {                    /* the top line, or a $(...)'s text */
     uint32_t ncmds;
     const char *start_cwd;               /* where its evaluation starts */
     int depth;                           /* $(...) nesting */
+    int ran;                             /* the dry walk: a command of this line before
+                                          * the one walked may have started a program
+                                          * or opened a file */
+    const char *decided_text;            /* its rendering whose commands run */
 } line;
 
 struct sgx_run {
@@ -95,6 +106,7 @@ typedef struct xctx {                    /* what an expansion's callbacks see */
     line *L;
     state *st;
     int errfd;
+    int read_dyn;                        /* the word read a variable in st->dyn */
 } xctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -131,7 +143,7 @@ static int stop(sgx_run *r, uint32_t decision, const char *rule, const char *fmt
         if (r->res.state != SGX_ST_TIMEOUT && r->res.state != SGX_ST_ERROR)
             r->res.state = SGX_ST_REFUSED;
         r->res.decision = decision;
-        r->res.rule = rule;
+        r->res.rule = rule ? rule : "executor";
         r->res.message = m ? m : "refused";
         r->res.hint = "";
     }
@@ -162,11 +174,15 @@ static char *join_path(sg_arena *a, const char *dir, const char *name)
 
 static int state_copy(state *d, const state *s)
 {
+    memset(d, 0, sizeof *d);
     d->cwd = sg_strndup(s->cwd, strlen(s->cwd));
     d->status = s->status;
-    if (!d->cwd || sgx_vars_copy(&d->vars, &s->vars) < 0) {
+    d->cwd_dyn = s->cwd_dyn;
+    if (!d->cwd || sgx_vars_copy(&d->vars, &s->vars) < 0 || sgx_vars_copy(&d->dyn, &s->dyn) < 0) {
         sg_free(d->cwd);
         d->cwd = NULL;
+        sgx_vars_free(&d->vars);
+        sgx_vars_free(&d->dyn);
         return -1;
     }
     return 0;
@@ -177,6 +193,7 @@ static void state_free(state *s)
     sg_free(s->cwd);
     s->cwd = NULL;
     sgx_vars_free(&s->vars);
+    sgx_vars_free(&s->dyn);
 }
 
 int sgx_refused_vars_set(const sgr_table *t)
@@ -365,9 +382,13 @@ static int exec_node(sgx_run *r, line *L, sgx_node *n, state *st, const int io[3
 
 static const char *var_cb(void *ud, const char *name, size_t n)
 {
-    const xctx *x = ud;
-    if (n == 3 && memcmp(name, "PWD", 3) == 0)
+    xctx *x = ud;
+    if (n == 3 && memcmp(name, "PWD", 3) == 0) {
+        x->read_dyn |= x->st->cwd_dyn;
         return x->st->cwd;
+    }
+    if (sgx_vars_get(&x->st->dyn, name, n))
+        x->read_dyn = 1;
     const sgx_var *v = sgx_vars_get(&x->st->vars, name, n);
     return v ? v->value : NULL;
 }
@@ -394,7 +415,7 @@ static int cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t 
     S->depth = x->L->depth + 1;
     int rc = prepare_line(r, S, &sub);
     if (rc == 0 && r->last->decision != SGT_ALLOW)
-        rc = stop(r, r->last->decision, r->last->rule_id,
+        rc = stop(r, r->last->decision, sg_arena_strndup(&r->a, r->last->rule_id, strlen(r->last->rule_id)),
                   "the command substitution $(%.*s) is not allowed on its own: %s", (int)(len > 200 ? 200 : len), text,
                   r->last->message);
     int pfd[2] = { -1, -1 };
@@ -441,6 +462,42 @@ static int cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t 
     }
     state_free(&sub);
     return rc < 0 ? SGX_EX_ABORT : 0;
+}
+
+/* A $(...) on the dry walk, before anything runs: its text is a line of its own,
+ * decided now with the state it would start from (the dry walk's), as it will be
+ * again when it runs; anything but allow refuses the whole line.  It stands for
+ * the empty string. */
+static int dry_cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t *outlen)
+{
+    xctx *x = ud;
+    sgx_run *r = x->r;
+    if (x->L->depth + 1 > MAX_CMDSUB_DEPTH) {
+        stop(r, SGT_DENY, "executor", "command substitutions nested more than %d deep", MAX_CMDSUB_DEPTH);
+        return SGX_EX_ABORT;
+    }
+    line *S = sg_arena_zalloc(&r->a, sizeof *S);
+    state sub;
+    if (!S || state_copy(&sub, x->st) < 0) {
+        oom(r);
+        return SGX_EX_ABORT;
+    }
+    S->text = text;
+    S->len = len;
+    S->depth = x->L->depth + 1;
+    int rc = prepare_line(r, S, &sub);
+    state_free(&sub);
+    if (rc == 0 && r->last->decision != SGT_ALLOW) {
+        const char *rule = sg_arena_strndup(&r->a, r->last->rule_id, strlen(r->last->rule_id));
+        rc = stop(r, r->last->decision, rule ? rule : "executor", "the command substitution $(%.*s) is not allowed on "
+                  "its own, so none of the line runs: %s", (int)(len > 200 ? 200 : len), text, r->last->message);
+    }
+    if (rc < 0)
+        return SGX_EX_ABORT;
+    static char empty[] = "";
+    *out = empty;
+    *outlen = 0;
+    return 0;
 }
 
 /* The spelling of a word whose fields are f: each as a quoted literal. */
@@ -502,7 +559,10 @@ static int is_fd_word(const char *s)
 static int expand_word(sgx_run *r, line *L, sgx_expander *e, const sgr_word *w, int ctx, wexp *x)
 {
     const char *src = L->text + w->span.off;
+    xctx *xc = e->ud;
+    xc->read_dyn = 0;
     int rc = sgx_expand(e, src, w->span.len, ctx, &x->f);
+    x->dynw = e->used_cmdsub || xc->read_dyn || ((w->flags & SGR_W_GLOB) && xc->st->cwd_dyn);
     if (rc == SGX_EX_OOM)
         return oom(r);
     if (rc == SGX_EX_ABORT)
@@ -529,12 +589,13 @@ static int expand_word(sgx_run *r, line *L, sgx_expander *e, const sgr_word *w, 
 static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errfd, cexp *x)
 {
     const sgr_segment *s = c->seg;
-    xctx xc = { r, L, st, errfd };
+    xctx xc = { r, L, st, errfd, 0 };
     sgx_expander e;
     memset(&e, 0, sizeof e);
     e.a = &r->a;
     e.var = var_cb;
-    e.cmdsub = real ? cmdsub_cb : NULL;
+    e.cmdsub = real ? cmdsub_cb : dry_cmdsub_cb;
+    e.dry = !real;
     e.ud = &xc;
     e.cwd = st->cwd;
     e.status = st->status;
@@ -557,7 +618,18 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, w, ctx, &x->argv[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->cdyn |= x->argv[k].dynw;
         total += x->argv[k].f.n;
+    }
+    /* the program is the first field: a word up to the one that gives it whose
+     * value is known only at run time may name any program (X=$(...); $X) */
+    for (uint32_t k = 0; !real && k < s->argc; k++) {
+        if (x->argv[k].dynw)
+            return stop(r, SGT_DENY, "executor", "the program name comes from a command substitution: %.*s is "
+                        "known only when it runs, so the executor runs none of the line", (int)(s->argv[k].span.len
+                        > 200 ? 200 : s->argv[k].span.len), L->text + s->argv[k].span.off);
+        if (x->argv[k].f.n)
+            break;
     }
     if (total > 4096)
         return stop(r, SGT_DENY, "executor", "a command of more than 4096 words");
@@ -571,6 +643,7 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, &s->assigns[k], SGX_CTX_ASSIGN, &x->asg[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->cdyn |= x->asg[k].dynw;
     }
     for (uint32_t k = 0; k < s->nredirs; k++) {
         const sgr_redir *rd = &s->redirs[k];
@@ -585,6 +658,7 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, &rd->target, ctx, &x->rd[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->cdyn |= x->rd[k].dynw;
     }
     if (!x->nfields && s->argc && !s->nassigns && !s->nredirs) {
         /* every word expanded to nothing: bash runs nothing; the policy is shown
@@ -631,7 +705,9 @@ typedef struct repl {
     const char *text;
 } repl;
 
-static char *render(sgx_run *r, line *L, size_t *outlen)
+/* L with each word rendered as it expanded (the real expansion where use_real);
+ * checklike: a word known only at run time (dynw) stays as written. */
+static char *render(sgx_run *r, line *L, size_t *outlen, int checklike)
 {
     uint32_t n = 0, cap = 0;
     for (uint32_t i = 0; i < L->ncmds; i++)
@@ -644,13 +720,13 @@ static char *render(sgx_run *r, line *L, size_t *outlen)
         const cexp *x = c->use_real ? &c->real : &c->stat;
         const sgr_segment *s = c->seg;
         for (uint32_t k = 0; k < s->argc; k++)
-            if (x->argv[k].render)
+            if (x->argv[k].render && !(checklike && x->argv[k].dynw))
                 v[n++] = (repl){ s->argv[k].span.off, s->argv[k].span.len, x->argv[k].render };
         for (uint32_t k = 0; k < s->nassigns; k++)
-            if (x->asg[k].render)
+            if (x->asg[k].render && !(checklike && x->asg[k].dynw))
                 v[n++] = (repl){ s->assigns[k].span.off, s->assigns[k].span.len, x->asg[k].render };
         for (uint32_t k = 0; k < s->nredirs; k++)
-            if (x->rd[k].render)
+            if (x->rd[k].render && !(checklike && x->rd[k].dynw))
                 v[n++] = (repl){ s->redirs[k].target.span.off, s->redirs[k].target.span.len, x->rd[k].render };
     }
     for (uint32_t i = 1; i < n; i++) {  /* insertion sort by offset: few words */
@@ -808,7 +884,7 @@ static int check_names(sgx_run *r, int bi, char *const *args, uint32_t n)
 }
 
 /* What the executor refuses about a command whatever its state: 0 or SGX_STOP. */
-static int check_cmd(sgx_run *r, const cmd *c, const cexp *x)
+static int check_cmd(sgx_run *r, const line *L, const cmd *c, const cexp *x)
 {
     const char *name = x->nfields ? x->fields[0] : NULL;
     int bi = builtin_of(name);
@@ -826,6 +902,16 @@ static int check_cmd(sgx_run *r, const cmd *c, const cexp *x)
         if (fd > 2 || (rd->kind == SGR_REDIR_DUP_OUT || rd->kind == SGR_REDIR_DUP_IN ? !is_fd_word(rd->target.text)
                        || (strcmp(rd->target.text, "-") != 0 && atoi(rd->target.text) > 2) : 0))
             return stop(r, SGT_DENY, "executor", "the executor redirects only descriptors 0-2 of the builtin '%s'", name);
+    }
+    /* a name known only at run time could be any, a refused one too; a value is
+     * the policy's to decide (export A=$(...)) */
+    for (uint32_t k = 0; (bi == BI_EXPORT || bi == BI_UNSET) && k < c->seg->argc; k++) {
+        const sgr_word *w = &c->seg->argv[k];
+        const char *src = L->text + w->span.off;
+        if (x->argv[k].dynw && !(bi == BI_EXPORT && sgx_word_is_assign(src, w->span.len)))
+            return stop(r, SGT_DENY, "executor", "the name %s comes from a command substitution: %.*s is known only "
+                        "when it runs, so the executor runs none of the line", bi == BI_EXPORT ? "export sets"
+                        : "unset removes", (int)(w->span.len > 200 ? 200 : w->span.len), src);
     }
     if (bi == BI_EXPORT || bi == BI_UNSET)
         return check_names(r, bi, x->fields + 1, x->nfields - 1);
@@ -891,23 +977,103 @@ static int apply_effect(sgx_run *r, const cmd *c, char *const *argv, uint32_t ar
     return 0;
 }
 
+/* The name of the NAME=value (or NAME) f: its length. */
+static size_t name_part(const char *f)
+{
+    const char *eq = strchr(f, '=');
+    return eq ? (size_t)(eq - f) : strlen(f);
+}
+
+static int mark_dyn(sgx_run *r, state *st, const char *name, size_t len, int dyn)
+{
+    if (!dyn) {
+        sgx_vars_unset(&st->dyn, name, len);
+        return 0;
+    }
+    return sgx_vars_set(&st->dyn, name, len, "", 0) < 0 ? oom(r) : 0;
+}
+
+/* The dry walk: what a builtin or an assignment-only command c leaves known only
+ * at run time in st -- a variable set from a word that is (dynw), the directory
+ * after a cd to one (and what is relative to such a directory). */
+static int dry_taint(sgx_run *r, const cmd *c, state *st)
+{
+    const cexp *x = &c->stat;
+    if (!x->nfields) {
+        for (uint32_t k = 0; k < c->seg->nassigns; k++) {
+            const char *f = x->asg[k].f.v[0];
+            if (mark_dyn(r, st, f, name_part(f), x->asg[k].dynw) < 0)
+                return SGX_STOP;
+        }
+        return 0;
+    }
+    int bi = builtin_of(x->fields[0]), argdyn = 0;
+    const char *last = NULL;
+    uint32_t fi = 0;
+    for (uint32_t k = 0; k < c->seg->argc; k++)
+        for (uint32_t i = 0; i < x->argv[k].f.n; i++, fi++) {
+            const char *f = x->argv[k].f.v[i];
+            if (!fi)
+                continue;               /* the builtin's own name */
+            last = f;
+            if (bi == BI_UNSET && strcmp(f, "-v") != 0 && mark_dyn(r, st, f, strlen(f), 0) < 0)
+                return SGX_STOP;
+            if (bi == BI_EXPORT && strchr(f, '=') && mark_dyn(r, st, f, name_part(f), x->argv[k].dynw) < 0)
+                return SGX_STOP;
+        }
+    if (bi == BI_CD) {
+        for (uint32_t k = 0; k < c->seg->argc; k++)
+            argdyn |= x->argv[k].dynw;  /* one may give no field: cd $(...) is cd ~ */
+        if (!last && !argdyn)
+            argdyn = sgx_vars_get(&st->dyn, "HOME", 4) != NULL;
+        if (mark_dyn(r, st, "OLDPWD", 6, st->cwd_dyn) < 0)
+            return SGX_STOP;
+        st->cwd_dyn = argdyn || (st->cwd_dyn && last && last[0] != '/');
+    }
+    return 0;
+}
+
+/* One command on the dry walk.  ran0: a command of the line before the decision
+ * this one is part of may have started a program or opened a file; *runs: this
+ * one may. */
+static int simulate_cmd(sgx_run *r, line *L, cmd *c, state *st, int ran0, int *runs)
+{
+    if (expand_cmd(r, L, c, st, 0, -1, &c->stat) < 0 || check_cmd(r, L, c, &c->stat) < 0)
+        return SGX_STOP;
+    /* Its words are known only once a $(...) has run, so it is decided again then,
+     * with their values; after a program of the line or a file it opened, a
+     * refusal then would leave the line half run. */
+    if (c->stat.cdyn && ran0)
+        return stop(r, SGT_DENY, "executor", "`%.*s` uses what a command substitution prints, known only when it "
+                    "runs, after an earlier command of the line has started a program or opened a file: the executor "
+                    "decides a whole line before any of it runs, so it runs none of it (put the substitution in the "
+                    "line's first command, or send the commands as separate lines)", (int)(c->seg->span.len > 200
+                    ? 200 : c->seg->span.len), L->text + c->seg->span.off);
+    int bi = builtin_of(c->stat.nfields ? c->stat.fields[0] : NULL);
+    if (c->seg->nredirs || (c->stat.nfields && bi == BI_NONE))
+        *runs = 1;
+    if (c->stat.nfields && bi == BI_NONE)
+        return 0;
+    char **asg = sg_arena_alloc(&r->a, (c->seg->nassigns + 1) * sizeof *asg);
+    if (!asg)
+        return oom(r);
+    for (uint32_t k = 0; k < c->seg->nassigns; k++)
+        asg[k] = c->stat.asg[k].f.v[0];
+    const char *err, *arg;
+    if (apply_effect(r, c, c->stat.fields, c->stat.nfields, asg, c->seg->nassigns, st, &err, &arg) < 0)
+        return SGX_STOP;
+    return dry_taint(r, c, st);
+}
+
 static int simulate(sgx_run *r, line *L, sgx_node *n, state *st)
 {
     switch (n->kind) {
     case SGX_N_CMD: {
-        cmd *c = &L->cmds[n->cmd];
-        if (expand_cmd(r, L, c, st, 0, -1, &c->stat) < 0 || check_cmd(r, c, &c->stat) < 0)
+        int runs = 0;
+        if (simulate_cmd(r, L, &L->cmds[n->cmd], st, L->ran, &runs) < 0)
             return SGX_STOP;
-        int bi = builtin_of(c->stat.nfields ? c->stat.fields[0] : NULL);
-        if (c->stat.nfields && bi == BI_NONE)
-            return 0;
-        char **asg = sg_arena_alloc(&r->a, (c->seg->nassigns + 1) * sizeof *asg);
-        if (!asg)
-            return oom(r);
-        for (uint32_t k = 0; k < c->seg->nassigns; k++)
-            asg[k] = c->stat.asg[k].f.v[0];
-        const char *err, *arg;
-        return apply_effect(r, c, c->stat.fields, c->stat.nfields, asg, c->seg->nassigns, st, &err, &arg);
+        L->ran |= runs;
+        return 0;
     }
     case SGX_N_LIST:
     case SGX_N_GROUP:
@@ -915,22 +1081,38 @@ static int simulate(sgx_run *r, line *L, sgx_node *n, state *st)
             if (simulate(r, L, n->kids[i], st) < 0)
                 return SGX_STOP;
         return 0;
-    case SGX_N_PIPE:
+    case SGX_N_PIPE: {
         if (n->nkids == 1)
             return simulate(r, L, n->kids[0], st);
-        /* every element of a longer pipeline runs in a subshell */
-        __attribute__((fallthrough));
-    case SGX_N_SUBSHELL:
-        for (uint32_t i = 0; i < n->nkids; i++) {
-            state cp;
-            if (state_copy(&cp, st) < 0)
-                return oom(r);
-            int rc = simulate(r, L, n->kids[i], &cp);
-            state_free(&cp);
-            if (rc < 0)
-                return SGX_STOP;
+        /* every element of a longer pipeline runs in a subshell; as exec_pipe runs
+         * it, the commands are expanded and decided (again) together, then start,
+         * and then the ( ) or { } part runs */
+        int ran0 = L->ran, runs = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (uint32_t i = 0; i < n->nkids; i++) {
+                sgx_node *e = n->kids[i];
+                if ((e->kind == SGX_N_CMD) != (pass == 0))
+                    continue;
+                state cp;
+                if (state_copy(&cp, st) < 0)
+                    return oom(r);
+                int rc = pass == 0 ? simulate_cmd(r, L, &L->cmds[e->cmd], &cp, ran0, &runs) : simulate(r, L, e, &cp);
+                state_free(&cp);
+                if (rc < 0)
+                    return SGX_STOP;
+            }
+            L->ran |= runs;
         }
         return 0;
+    }
+    case SGX_N_SUBSHELL: {
+        state cp;
+        if (state_copy(&cp, st) < 0)
+            return oom(r);
+        int rc = simulate(r, L, n->kids[0], &cp);
+        state_free(&cp);
+        return rc < 0 ? SGX_STOP : 0;
+    }
     }
     return 0;
 }
@@ -962,13 +1144,33 @@ static int prepare_line(sgx_run *r, line *L, state *st)
     state_free(&dry);
     if (rc < 0)
         return SGX_STOP;
-    size_t n;
-    char *text = render(r, L, &n);
-    if (!text)
+    /* Two readings of the line are decided before anything runs: the one whose
+     * commands run (every $(...) as the empty string, decided again with its
+     * output), and the one check sees, where each word known only at run time
+     * stays as written -- its $(...) commands nested segments, decided as check
+     * decides them, a program or a name from one dynamic.  The stricter verdict is
+     * the line's. */
+    size_t n, na;
+    char *text = render(r, L, &n, 0);
+    char *atext = text ? render(r, L, &na, 1) : NULL;
+    if (!text || !atext)
         return oom(r);
+    int as = -1;
+    if (na != n || memcmp(atext, text, n) != 0) {
+        const sgr_result *ra = decide(r, L, atext, na, st);
+        if (ra->oom)
+            return oom(r);
+        as = sgt_strictness(ra->decision);
+    }
     const sgr_result *res = decide(r, L, text, n, st);
     if (take_forms(r, L, res, 0) < 0)
         return SGX_STOP;
+    L->decided_text = text;
+    if (as > sgt_strictness(res->decision)) {
+        res = decide(r, L, atext, na, st);   /* the result admission reads */
+        if (res->oom)
+            return oom(r);
+    }
     r->last = res;
     return 0;
 }
@@ -988,7 +1190,7 @@ static int revalidate(sgx_run *r, line *L, cmd **cs, uint32_t n, const state *st
     if (!diff)
         return 0;
     size_t len;
-    char *text = render(r, L, &len);
+    char *text = render(r, L, &len, 0);
     int rc = 0;
     if (!text) {
         rc = oom(r);
@@ -1194,7 +1396,7 @@ static int exec_cmd(sgx_run *r, line *L, cmd *c, state *st, const int io[3])
 {
     if (expand_cmd(r, L, c, st, 1, io[2], &c->real) < 0)
         return r->proc.timed_out || r->proc.signo ? timed_out(r) : SGX_STOP;
-    if (check_cmd(r, c, &c->real) < 0 || revalidate(r, L, &c, 1, st) < 0)
+    if (check_cmd(r, L, c, &c->real) < 0 || revalidate(r, L, &c, 1, st) < 0)
         return SGX_STOP;
     if (!c->v.argc || builtin_of(c->v.argv[0]) != BI_NONE)
         return run_builtin(r, c, st, io);
@@ -1240,7 +1442,7 @@ static int exec_pipe(sgx_run *r, line *L, sgx_node *n, state *st, const int io[3
         cmd *c = &L->cmds[n->kids[i]->cmd];
         if (expand_cmd(r, L, c, st, 1, io[2], &c->real) < 0)
             return r->proc.timed_out || r->proc.signo ? timed_out(r) : SGX_STOP;
-        if (check_cmd(r, c, &c->real) < 0)
+        if (check_cmd(r, L, c, &c->real) < 0)
             return SGX_STOP;
         cs[ncs++] = c;
     }
@@ -1410,7 +1612,7 @@ int sgx_prepare(sgx_run *r, const char *text, size_t len)
         return -1;
     const sgr_result *res = r->last;
     r->prepared = 1;
-    r->res.expanded = r->decided[0];
+    r->res.expanded = r->top.decided_text;
     r->res.decision = res->decision;
     r->res.rule = sg_arena_strndup(&r->a, res->rule_id, strlen(res->rule_id));
     r->res.message = sg_arena_strndup(&r->a, res->message, strlen(res->message));

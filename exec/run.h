@@ -7,7 +7,13 @@
  * and renders the line again with each expanded word as a single-quoted literal
  * (a $(...) stands as the empty string it would be if it printed nothing).  That
  * literal line is what the policy decides on (sgr_eval), and the argv, assignments
- * and redirections the evaluator found in it are what will run.
+ * and redirections the evaluator found in it are what will run.  Before anything
+ * runs, each $(...)'s text is decided too, as a line of its own, and the line as
+ * check reads it (words known only once a $(...) ran left as written); the
+ * stricter verdict wins.  A program or an export/unset name known only once a
+ * $(...) ran is refused, and so is a command using a $(...)'s output after a
+ * command of the line may have started a program or opened a file: a decision
+ * taken again with that output then could leave the line half run.
  *
  * sgx_execute walks the plan: lists, && ||, pipelines, ( ) on a copy of the
  * state, { }, with the builtins cd, export, unset and : done here and every other
@@ -118,7 +124,8 @@ const sgx_result *sgx_result_of(const sgx_run *r);
 /* The directory and variables the top-level list ended with. */
 const char *sgx_final_cwd(const sgx_run *r);
 const sgx_vars *sgx_final_vars(const sgx_run *r);
-/* Every line decided on: the prepared one, then each re-decision, in order. */
+/* Every line decided on, in order: the prepared ones (each $(...)'s, check's
+ * reading, the line), then each re-decision. */
 const char *const *sgx_decided_lines(const sgx_run *r, uint32_t *n);
 
 #endif

@@ -157,10 +157,49 @@ rc, j, _, _ = run("echo made > $(echo sub.txt); cat sub.txt")
 check(rc == 0 and j.get("stdout") == "made\n" and os.path.exists(os.path.join(WS, "sub.txt")),
       "a redirection target from $(...)", j)
 
-# decided again when a run-time value changes the command: the first part ran
-rc, j, _, _ = run("sgx_helper argv first; sgx_helper argv $(echo ask-me)")
-check(rc == 126 and j.get("stdout") == "[first]\n" and "stopped before" in j.get("message", "")
+# ---- a $(...) is decided with its line, before anything of the line runs ----------------
+# (its command as a line of its own and as check reads it; a program or a name it
+# would give is refused; so is a command using its output after a program ran)
+M = os.path.join(WS, "M")
+for line, word, decision in [
+        ("sgx_helper write M; echo $(whoami)", "$(whoami) is not allowed on its own", "deny"),
+        ("sgx_helper write M; echo $(echo $(whoami))", "$(whoami) is not allowed on its own", "deny"),
+        ("sgx_helper write M; echo $(sgx_helper argv ask-me)", "not allowed on its own", "ask"),
+        ("sgx_helper write M | cat $(whoami)", "not allowed on its own", "deny"),
+        ("echo $(sgx_helper write M) $(whoami)", "not allowed on its own", "deny"),
+        ("sgx_helper write M; X=$(echo eval); $X echo hi", "known only when it runs", "deny"),
+        ("X=$(sgx_helper write M; echo eval); $X echo hi", "program name comes from a command substitution",
+         "deny"),
+        ("sgx_helper write M; export $(echo PATH)=/tmp", "known only when it runs", "deny"),
+        ("export $(sgx_helper write M; echo PATH)=/tmp", "the name export sets comes from", "deny"),
+        ("unset $(sgx_helper write M; echo HOME)", "the name unset removes comes from", "deny"),
+        ("sgx_helper write M; sgx_helper argv $(echo ask-me)", "after an earlier command of the line", "deny"),
+        ("sgx_helper write M; Y=$(echo ask-me); sgx_helper argv $Y", "after an earlier command", "deny"),
+        ("X=$(echo ask-me); sgx_helper write M; sgx_helper argv $X", "`sgx_helper argv $X` uses what", "deny"),
+        ("sgx_helper write M; cd $(echo src); sgx_helper argv *", "after an earlier command", "deny"),
+        ("cd $(echo src); sgx_helper write M; sgx_helper argv *", "`sgx_helper argv *` uses what", "deny"),
+        ]:
+    if os.path.exists(M):
+        os.unlink(M)
+    rc, j, _, _ = run(line.replace(" M", " " + M))
+    check(rc == 126 and j.get("status") == "error" and not os.path.exists(M) and word in j.get("message", "")
+          and j.get("decision") == decision and j.get("programs") == 0 and j.get("stdout") == "",
+          "a $(...) refused before anything runs: %r" % line, j)
+
+# the line as check reads it is decided too: the default pack allows sh -c '' but not a
+# script from a $(...)
+rc, j, _, _ = run("sh -c \"$(echo echo PAYLOAD-RAN)\"", pack="default")
+check(rc == 126 and "PAYLOAD-RAN" not in j.get("stdout", "") and j.get("decision") == "deny"
+      and j.get("rule") == "dynamic" and j.get("programs") == 0, "a $(...) is decided as check decides it", j)
+
+# a command whose substitutions come first is decided again with their output, before
+# it (or anything after it) runs
+rc, j, _, _ = run("sgx_helper argv $(echo ask-me); sgx_helper write %s" % M)
+check(rc == 126 and j.get("stdout") == "" and "stopped before" in j.get("message", "") and not os.path.exists(M)
       and j.get("decision") == "ask", "a $(...) value is decided before its command runs", j)
+rc, j, _, _ = run("X=$(echo hi); cd $(echo src) && sgx_helper argv $X \"$(echo b c)\" * $PWD")
+check(rc == 0 and j.get("stdout") == "[hi][b c][main.c][%s]\n" % os.path.join(WS, "src"),
+      "values of $(...) in the first commands run", j)
 
 # ---- timeouts end the whole tree, detached children included -------------------------
 pidf = os.path.join(T, "daemon.pid")

@@ -274,7 +274,7 @@ static void golden(env_t *e, const char *path, int update)
 static void alloc_sweep(env_t *e)
 {
     static const char *const lines[] = { "cd src && echo $X *.c ~ | cat > out; (export V=$G; echo $V) || false",
-                                         "echo $(date) && A=1 B=$X env", "for x in a; do :; done" };
+                                         "echo $(echo $X) && A=1 B=$X env; export C=$(echo x)", "for x in a; do :; done" };
     for (size_t li = 0; li < sizeof lines / sizeof lines[0]; li++) {
         int clean_pass = 0;
         for (long nth = 1; nth < 20000 && !clean_pass; nth++) {
