@@ -506,6 +506,26 @@ static int inside_roots(const char *dir, const char *const *roots, size_t n)
     return 0;
 }
 
+/* The first name the session sets or unsets that the pack refuses -- the check
+ * export, unset and `session set` make (sgx_refused_var) -- or NULL.  A session
+ * saved under a laxer pack, or a file edited by hand, must not hand a run what its
+ * own pack would never let a line set; *verb says which it was. */
+static const char *session_refused(const sgx_session *s, const sgr_table *t, const char **verb)
+{
+    int set = sgx_refused_vars_set(t);
+    for (uint32_t i = 0; i < s->set.n; i++)
+        if (sgx_refused_var(t, set, s->set.v[i].name, strlen(s->set.v[i].name))) {
+            *verb = "sets";
+            return s->set.v[i].name;
+        }
+    for (uint32_t i = 0; i < s->nunset; i++)
+        if (sgx_refused_var(t, set, s->unset[i], strlen(s->unset[i]))) {
+            *verb = "unsets";
+            return s->unset[i];
+        }
+    return NULL;
+}
+
 static void print_summary(const outcome *oc)
 {
     const sgx_report *r = &oc->rep;
@@ -583,7 +603,7 @@ int cli_run(int argc, char **argv)
     sgx_run *run = NULL;
     sandboxed sbx;
     memset(&sbx, 0, sizeof sbx);
-    int busy = 0;
+    int busy = 0, refused_session = 0;
     int env_ok = sgx_vars_from_env(&base, environ, &allow) == 0;
     sgx_vars_unset(&base, "PWD", 3);    /* the run sets it; inside a sandbox it is inherited */
     if (!env_ok || sgx_vars_copy(&start, &base) < 0) {
@@ -615,6 +635,18 @@ int cli_run(int argc, char **argv)
         if (sess.existed && o.ttl > 0 && sess.used && (int64_t)time(NULL) - sess.used > o.ttl) {
             sgx_session_reset(&sess, err, sizeof err);
             add_warning(&oc, "the session had expired (unused for longer than --session-ttl): it starts afresh");
+        }
+        const char *verb, *bad_var = session_refused(&sess, t, &verb);
+        if (bad_var) {
+            snprintf(err, sizeof err, "the session %s %.200s, which this policy refuses (its run_refused_vars: the "
+                     "variable changes which programs run or how), so nothing runs; `shellgate session reset "
+                     "--session %s` forgets the session's state", verb, bad_var, o.session);
+            oc.rep.message = sg_arena_strndup(&a, err, strlen(err));
+            oc.rep.rule = "session";
+            oc.rep.decision = "deny";
+            oc.exit_code = SGX_RC_REFUSED;
+            refused_session = 1;
+            goto report;
         }
         if (sgx_session_apply(&sess, &start) < 0) {
             rc = 70;
@@ -890,10 +922,10 @@ int cli_run(int argc, char **argv)
     sgx_vars_free(&sbx_vars);
 
 report:
-    if (busy) {
+    if (busy || refused_session) {
         oc.rep.status = "error";
-        oc.rep.return_code = EX_TEMPFAIL;
-        oc.rep.cwd = o.cwd;
+        oc.rep.return_code = oc.exit_code;
+        oc.rep.cwd = refused_session && sess.cwd ? sess.cwd : o.cwd;
         oc.rep.session = o.session;
     }
     oc.rep.has_errors = strcmp(oc.rep.status, "success") != 0 || oc.rep.return_code != 0;

@@ -399,6 +399,42 @@ rc, j, _, _ = run("pwd", "--session", "t3", "--session-dir", SD3, "--session-ttl
 check(j.get("stdout") == WS + "\n" and any("expired" in w for w in j.get("warnings", [])),
       "an expired session starts afresh", j)
 
+# a session's variables are checked against the pack of the run that uses them: one a
+# laxer pack let `session set` store, or a hand-edited file, refuses the run
+LAX = os.path.join(T, "lax.rules")
+with open(LAX, "w") as f:
+    f.write('pack lax version 1\nset run_refused_vars = { PATH }\ndefault allow "anything"\n')
+SDX = os.path.join(T, "edited")
+rc, _, err = session("set", "PAGER=/nonexistent/PAYLOAD", "--session", "x1", "--session-dir", SDX, "-p", LAX)
+check(rc == 0, "a laxer pack lets session set store PAGER", err)
+rc, j, _, _ = run("sgx_helper write %s" % M, "--session", "x1", "--session-dir", SDX)
+check(rc == 126 and "PAGER" in j.get("message", "") and j.get("rule") == "session" and not os.path.exists(M)
+      and j.get("programs") == 0 and j.get("status") == "error", "run refuses a session variable its pack refuses", j)
+rc, j, _, _ = run("sgx_helper write %s" % M, "--session", "x1", "--session-dir", SDX, pack=LAX)
+check(rc == 0 and os.path.exists(M), "the laxer pack's own run takes it", j)
+os.unlink(M)
+run("export FOO=bar", "--session", "x2", "--session-dir", SDX)
+SF = os.path.join(SDX, "x2.json")
+for name, where in (("LD_PRELOAD", "env"), ("PYTHONPATH", "env"), ("BASH_ENV", "env"), ("PATH", "unset"),
+                    ("PWD", "env")):
+    with open(SF) as f:
+        orig = f.read()
+    st = json.loads(orig)
+    if where == "env":
+        st["env"][name] = "/nonexistent/PAYLOAD.so"
+    else:
+        st["unset"].append(name)
+    with open(SF, "w") as f:
+        json.dump(st, f)
+    rc, out, err, _ = run("sgx_helper write %s; sgx_helper env" % M, "--session", "x2", "--session-dir", SDX,
+                          js=False)
+    check(rc == 126 and not os.path.exists(M) and b"PAYLOAD" not in out and "not run" in err and name in err,
+          "a hand-edited session that %s %s refuses the run" % (where, name), (rc, out, err))
+    with open(SF, "w") as f:
+        f.write(orig)
+rc, j, _, _ = run("printenv FOO", "--session", "x2", "--session-dir", SDX)
+check(rc == 0 and j.get("stdout") == "bar\n", "the session runs again once the name is gone", j)
+
 # ---- admission: rate limits and approvals ----------------------------------------------------
 STATE = os.path.join(T, "admission")
 rc, j, _, _ = run("echo one", "--state", STATE, pack=PACK_LIMIT)
