@@ -353,6 +353,22 @@ check(rc == 126 and j.get("rule") == "exec_test:no_rm" and os.path.exists(os.pat
 for name in ("PATH", "LD_PRELOAD", "LD_ANYTHING", "PYTHONPATH", "NODE_PATH", "BASH_ENV", "ENV", "IFS", "PWD"):
     rc, _, err = session("set", name + "=/tmp/x", "--session", "s1", "-p", PACK, *S)
     check(rc == 1 and "refusing" in err, "session set refuses %s" % name, err)
+# the names that make a JVM, .NET, a build tool or an interpreter run other code
+# (std/sets code_vars, toolchain_vars, run_refused_vars)
+for name in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS",
+             "DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH_64", "GOFLAGS", "GOENV", "CGO_LDFLAGS", "MAKEFLAGS",
+             "MAKEFILES", "RUSTFLAGS", "RUSTC_WRAPPER", "CARGO_ENCODED_RUSTFLAGS", "CC", "CXX", "CFLAGS",
+             "CMAKE_CXX_COMPILER_LAUNCHER", "npm_config_node_options", "NPM_CONFIG_NODE_OPTIONS",
+             "PYTHONBREAKPOINT", "PERL5DB", "LUA_INIT", "TAR_OPTIONS", "JAVA_HOME"):
+    rc, _, err = session("set", name + "=/nonexistent/PAYLOAD", "--session", "s1", "-p", PACK, *S)
+    check(rc == 1 and "refusing" in err, "session set refuses %s" % name, err)
+    for line in ("sgx_helper write %s; export %s=/nonexistent/PAYLOAD" % (M, name),
+                 "sgx_helper write %s; %s=/nonexistent/PAYLOAD" % (M, name)):
+        rc, j, _, _ = run(line)
+        check(rc == 126 and not os.path.exists(M) and "run_refused_vars" in j.get("message", "")
+              and j.get("programs") == 0, "refused before anything runs: %r" % line, j)
+rc, j, _, _ = run("export CCX=1 MY_CC=2 GOFLAGSX=3; printenv CCX MY_CC GOFLAGSX")
+check(rc == 0 and j.get("stdout") == "1\n2\n3\n", "names that only start or end alike are not refused", j)
 rc, _, _ = session("unset", "GREETING", "--session", "s1", *S)
 rc, j, _, _ = run("echo [$GREETING]", "--session", "s1", *S)
 check(j.get("stdout") == "[]\n", "session unset", j.get("stdout"))
