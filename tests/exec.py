@@ -381,6 +381,13 @@ rc, j, _, _ = run("cd /tmp", "--session", "s4", "--root", WS, *S)
 rc, out, _ = session("show", "--session", "s4", *S)
 check(json.loads(out).get("cwd") == WS and any("not applied" in w for w in j.get("warnings", [])),
       "a cd outside the roots is not applied", (out, j.get("warnings")))
+# ... to the session; within the line it is, as the policy decided the rest of the line
+# there (docs/executor.md, "Sessions")
+rc, j, _, _ = run("cd %s && pwd" % OUTSIDE, "--session", "s4", "--root", WS, *S)
+rc2, out, _ = session("show", "--session", "s4", *S)
+check(rc == 0 and j.get("stdout") == os.path.realpath(OUTSIDE) + "\n" and json.loads(out).get("cwd") == WS
+      and any("not applied" in w for w in j.get("warnings", [])), "a cd outside the roots holds for its line only",
+      (j, out))
 busy = subprocess.Popen([SG, "run", "-p", PACK, "--session", "busy", *S, "--", "sgx_helper sleep 3"], cwd=WS,
                         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 time.sleep(0.8)
