@@ -63,9 +63,8 @@ static const verb_help verbs[] = {
       "       shellgate bundle show BUNDLE\n" },
     { "keygen", "make a signing key pair (NAME: secret key, 0600; NAME.pub: public key)",
       "usage: shellgate keygen -o NAME\n" },
-    /* cli/run.c's run_usage, to the byte */
     { "run", "decide a command, then run exactly what was decided",
-      "usage: shellgate run [-p POLICY] [-I DIR]... [--cwd DIR] [--root DIR]... [--timeout S]\n"
+      "usage: shellgate run [-p POLICY] [-I DIR]... [--cwd DIR] [--root DIR]... [--timeout S [--grace S]]\n"
       "                     [--max-output N] [--truncate head|head-tail] [--env NAME]...\n"
       "                     [--rlimit NAME=VALUE]... [--session ID [--session-dir DIR]\n"
       "                     [--max-sessions N] [--session-ttl S]] [--sandbox none|bwrap|auto]\n"

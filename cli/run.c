@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include "cli/opts.h"
 #include "cli/verbs.h"
+#include "cli/help.h"
 #include "cli/gateopt.h"
 #include "lib/policy.h"
 #include "admit/admit.h"
@@ -60,26 +62,76 @@ typedef struct ropts {
 
 static void run_usage(FILE *f)
 {
-    fprintf(f,
-        "usage: shellgate run [-p POLICY] [-I DIR]... [--cwd DIR] [--root DIR]... [--timeout S]\n"
-        "                     [--max-output N] [--truncate head|head-tail] [--env NAME]...\n"
-        "                     [--rlimit NAME=VALUE]... [--session ID [--session-dir DIR]\n"
-        "                     [--max-sessions N] [--session-ttl S]] [--sandbox none|bwrap|auto]\n"
-        "                     [--bwrap PATH] [--state FILE] [--agent ID] [--team NAME] [--rate-store URL\n"
-        "                     [--rate-store-down deny|local] [--rate-store-timeout MS]]\n"
-        "                     [--require-signature KEY.pub [--scope NAME]] [--json] -- COMMAND\n");
+    cli_print_usage(f, "run");             /* the one text, cli/help.c */
+}
+
+/* The last error said before anything ran, for --json's one object (an error of
+ * the options, the policy or the start: nothing was decided or run). */
+static char early_err[1200];
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(early_err, sizeof early_err, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "shellgate run: %s\n", early_err);
+}
+
+/* --json: the one object, for a run that ended before a decision. */
+static void json_early(const char *cmd, int code)
+{
+    sgx_report r;
+    memset(&r, 0, sizeof r);
+    r.status = "error";
+    r.command = cmd ? cmd : "";
+    r.return_code = code;
+    r.has_errors = 1;
+    r.cwd = "";
+    r.decision = "deny";
+    r.rule = "error";
+    r.message = early_err[0] ? early_err : "the run could not start";
+    r.expanded = "";
+    size_t n;
+    char *j = sgx_report_json(&r, &n);
+    if (j) {
+        fwrite(j, 1, n, stdout);
+        fputc('\n', stdout);
+    } else {
+        fputs("{\"status\":\"error\",\"decision\":\"deny\",\"message\":\"out of memory\"}\n", stdout);
+    }
+    sg_free(j);
+    fflush(stdout);
 }
 
 static void diag(void *ud, const char *text)
 {
     (void)ud;
+    snprintf(early_err, sizeof early_err, "%s", text);
     fprintf(stderr, "%s\n", text);
 }
 
 static int bad(const char *opt, const char *what)
 {
-    fprintf(stderr, "shellgate run: %s %s\n", opt, what);
+    say("%s %s", opt, what);
     return -1;
+}
+
+/* The options that take a value (the one --json does not). */
+static const char *const valued[] = {
+    "-p", "--policy", "-I", "--cwd", "--root", "--timeout", "--grace", "--max-output", "--truncate", "--env",
+    "--rlimit", "--session", "--session-dir", "--max-sessions", "--session-ttl", "--sandbox", "--bwrap",
+    "--state", "--rate-store", "--rate-store-down", "--rate-store-timeout", "--require-signature", "--scope",
+    "--agent", "--team", "--inside",   /* --inside last: internal, never suggested */
+};
+
+static int is_valued(const char *a)
+{
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
+        if (strcmp(a, valued[i]) == 0)
+            return 1;
+    return 0;
 }
 
 static int seconds(const char *s, double *out)
@@ -116,6 +168,14 @@ static int parse(ropts *o, int argc, char **argv)
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
             continue;
+        }
+        if (!is_valued(a)) {
+            const char *near = cli_nearest(a, valued, sizeof valued / sizeof *valued - 1);   /* not --inside */
+            static const char *const flags[] = { "--json", "--help" };
+            if (!near)
+                near = cli_nearest(a, flags, 2);
+            say("unknown option '%s'%s%s%s", a, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            return -1;
         }
         if (!v)
             return bad(a, "needs a value");
@@ -202,9 +262,6 @@ static int parse(ropts *o, int argc, char **argv)
             o->inside = (int)strtol(v, &end, 10);
             if (*end || o->inside < 3)
                 return bad(a, "is internal");
-        } else {
-            fprintf(stderr, "shellgate run: unknown option '%s'\n", a);
-            return -1;
         }
     }
     o->rest = argv + i;
@@ -548,10 +605,15 @@ int cli_run(int argc, char **argv)
     ropts o;
     if (parse(&o, argc, argv) < 0) {
         run_usage(stderr);
+        if (o.json)
+            json_early(NULL, EX_USAGE);
         return EX_USAGE;
     }
     if (o.nrest < 1) {
+        say("missing the COMMAND to run (after --)");
         run_usage(stderr);
+        if (o.json)
+            json_early(NULL, EX_USAGE);
         return EX_USAGE;
     }
     if (o.inside >= 0) {
@@ -559,7 +621,7 @@ int cli_run(int argc, char **argv)
          * built it): only as started there, with the report pipe open */
         struct stat ps;
         if (fstat(o.inside, &ps) != 0 || !S_ISFIFO(ps.st_mode)) {
-            fprintf(stderr, "shellgate run: --inside is internal (the sandboxed run's report pipe)\n");
+            say("--inside is internal (the sandboxed run's report pipe)");
             return EX_USAGE;
         }
         fcntl(o.inside, F_SETFD, FD_CLOEXEC);
@@ -570,6 +632,10 @@ int cli_run(int argc, char **argv)
     sg_policy *pol = NULL;
     int rc = cmd ? sg_policy_load(o.policy, &lo, &pol) : 70;
     if (rc) {
+        if (!cmd)
+            say("out of memory");
+        if (o.json)
+            json_early(cmd, rc);
         free(cmd);
         return rc;
     }
@@ -603,17 +669,17 @@ int cli_run(int argc, char **argv)
     sgx_run *run = NULL;
     sandboxed sbx;
     memset(&sbx, 0, sizeof sbx);
-    int busy = 0, refused_session = 0;
+    int busy = 0, refused_session = 0, reported = 0;
     int env_ok = sgx_vars_from_env(&base, environ, &allow) == 0;
     sgx_vars_unset(&base, "PWD", 3);    /* the run sets it; inside a sandbox it is inherited */
     if (!env_ok || sgx_vars_copy(&start, &base) < 0) {
-        fprintf(stderr, "shellgate run: out of memory\n");
+        say("out of memory");
         rc = 70;
         goto done;
     }
     if (o.session && o.inside < 0) {
         if (sgx_session_dir(sdir, sizeof sdir, o.session_dir) < 0) {
-            fprintf(stderr, "shellgate run: no sessions directory: give --session-dir, or set XDG_STATE_HOME or HOME\n");
+            say("no sessions directory: give --session-dir, or set XDG_STATE_HOME or HOME");
             rc = EX_USAGE;
             goto done;
         }
@@ -627,7 +693,7 @@ int cli_run(int argc, char **argv)
             goto report;
         }
         if (so != SGX_SESSION_OK) {
-            fprintf(stderr, "shellgate run: %s\n", err);
+            say("%s", err);
             rc = 1;
             goto done;
         }
@@ -670,7 +736,7 @@ int cli_run(int argc, char **argv)
     }
     struct stat sb;
     if (!cwd || stat(cwd, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "shellgate run: the working directory %s is not a directory\n", cwd ? cwd : o.cwd ? o.cwd : "");
+        say("the working directory %s is not a directory", cwd ? cwd : o.cwd ? o.cwd : "");
         rc = EX_USAGE;
         goto done;
     }
@@ -705,7 +771,7 @@ int cli_run(int argc, char **argv)
     xo.rl = o.rl;
     run = ctx ? sgx_run_new(&xo) : NULL;
     if (!run) {
-        fprintf(stderr, "shellgate run: out of memory\n");
+        say("out of memory");
         rc = 70;
         goto done;
     }
@@ -946,6 +1012,7 @@ report:
         sg_free(j);
         close(o.inside);
     } else if (o.json) {
+        reported = 1;
         size_t n;
         char *j = sgx_report_json(&oc.rep, &n);
         if (j) {
@@ -961,6 +1028,8 @@ report:
     fflush(stdout);
     rc = oc.exit_code;
 done:
+    if (o.json && !reported && o.inside < 0 && rc != 0)
+        json_early(cmd, rc);          /* ended before its report: still one object */
     if (sbx.have_caps) {
         sgx_cap_free(&sbx.out);
         sgx_cap_free(&sbx.err);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli/verbs.h"
+#include "cli/help.h"
 #include "lib/policy.h"
 #include "common/alloc.h"
 #include "exec/env.h"
@@ -16,11 +17,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: shellgate session show|reset --session ID [--session-dir DIR]\n"
-               "       shellgate session set NAME=VALUE --session ID [-p POLICY] [--session-dir DIR]\n"
-               "       shellgate session unset NAME --session ID [-p POLICY] [--session-dir DIR]\n"
-               "         (-p loads as run does: [-I DIR]... [--require-signature KEY.pub [--scope NAME]])\n"
-               "       shellgate session list [--session-dir DIR]\n");
+    cli_print_usage(f, "session");         /* the one text, cli/help.c */
 }
 
 static void diag(void *ud, const char *text)
@@ -43,19 +40,39 @@ int cli_session(int argc, char **argv)
     const char *incs[64];
     size_t ninc = 0;
     int i = 1;
+    static const char *const actions[] = { "show", "set", "unset", "reset", "list" };
     if (strcmp(verb, "set") == 0 || strcmp(verb, "unset") == 0) {
         if (argc < 2) {
+            fprintf(stderr, "shellgate session %s: missing the %s\n", verb, verb[0] == 's' ? "NAME=VALUE" : "NAME");
             usage(stderr);
             return EX_USAGE;
         }
         arg = argv[1];
         i = 2;
     } else if (strcmp(verb, "show") != 0 && strcmp(verb, "reset") != 0 && strcmp(verb, "list") != 0) {
+        const char *near = verb[0] ? cli_nearest(verb, actions, 5) : NULL;
+        if (!verb[0])
+            fprintf(stderr, "shellgate session: missing the action (show, set, unset, reset or list)\n");
+        else
+            fprintf(stderr, "shellgate session: unknown action '%s'%s%s%s\n", verb, near ? "; did you mean '" : "",
+                    near ? near : "", near ? "'?" : "");
         usage(stderr);
         return EX_USAGE;
     }
+    static const char *const opts[] = { "--session", "--session-dir", "-p", "--policy", "-I", "--require-signature",
+                                        "--scope" };
     for (; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int known = 0;
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
+            known |= strcmp(o, opts[k]) == 0;
+        if (!known) {
+            const char *near = o[0] == '-' ? cli_nearest(o, opts, sizeof opts / sizeof *opts) : NULL;
+            fprintf(stderr, "shellgate session: unknown %s '%s'%s%s%s\n", o[0] == '-' ? "option" : "operand", o,
+                    near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            usage(stderr);
+            return EX_USAGE;
+        }
         if (!v) {
             fprintf(stderr, "shellgate session: %s needs a value\n", o);
             return EX_USAGE;
@@ -73,8 +90,8 @@ int cli_session(int argc, char **argv)
             sig = v;
         else if (strcmp(o, "--scope") == 0)
             scope = v;
-        else {
-            fprintf(stderr, "shellgate session: unknown option '%s'\n", o);
+        else {                         /* -I past 64 */
+            fprintf(stderr, "shellgate session: %s given too often\n", o);
             return EX_USAGE;
         }
     }

@@ -71,7 +71,7 @@ _shellgate()
             esac
             [ "$COMP_CWORD" -eq 2 ] && opts="build sign verify show --help" ;;
         keygen) opts="-o --help" ;;
-        run) opts="-p --policy -I --cwd --root --timeout --max-output --truncate --env --rlimit --session --session-dir --max-sessions --session-ttl --sandbox --bwrap --state --agent --team $store --require-signature --scope --json --help --" ;;
+        run) opts="-p --policy -I --cwd --root --timeout --grace --max-output --truncate --env --rlimit --session --session-dir --max-sessions --session-ttl --sandbox --bwrap --state --agent --team $store --require-signature --scope --json --help --" ;;
         session) opts="show set unset reset list --session --session-dir -p --policy -I --require-signature --scope --help" ;;
         hook) opts="claude-code codex gemini-cli cursor copilot -p --policy $load --state --log --log-max-bytes $store --agent --team --ask --non-interactive --print-config --help" ;;
         serve) opts="--socket -p --policy --mode --max-request --approve --state --log --log-max-bytes --agent --team --non-interactive $store $load --help" ;;

@@ -337,8 +337,8 @@ expect_exit 0 "fuzz -I --json" "$SG" fuzz --seed 1 --max 2 -I "$T" --json readon
 
 # ---- one usage text per verb --------------------------------------------------------
 # `help CMD` and `CMD --help` print the same; the verbs that print their own usage on
-# a usage error (run, session and hook in their files; the rest from cli/help.c) print
-# exactly what `help CMD` prints above its summary line
+# a usage error (all from cli/help.c, after a line saying what is wrong where there is
+# one) print exactly what `help CMD` prints above its summary line
 for v in $("$SG" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
     "$SG" help "$v" >"$T/h1" 2>&1
     "$SG" "$v" --help >"$T/h2" 2>&1
@@ -349,9 +349,9 @@ same_usage() { # description: $T/err (minus its first n lines) is $T/want
     tail -n +$(($2 + 1)) "$T/err" >"$T/got"
     cmp -s "$T/want" "$T/got" && ok || { bad "$1: the usage printed differs from help's"; diff "$T/want" "$T/got" >&2; }
 }
-usage_of run; expect_exit 64 "run without a command" "$SG" run; same_usage "run" 0
+usage_of run; expect_exit 64 "run without a command" "$SG" run; same_usage "run" 1
 expect_exit 64 "run with a bad option" "$SG" run --frobnicate x -- ls; same_usage "run, bad option" 1
-usage_of session; expect_exit 64 "session without an action" "$SG" session; same_usage "session" 0
+usage_of session; expect_exit 64 "session without an action" "$SG" session; same_usage "session" 1
 usage_of hook; expect_exit 2 "hook without an agent" "$SG" hook; same_usage "hook" 0
 usage_of serve; expect_exit 64 "serve without --socket" "$SG" serve; same_usage "serve" 1
 usage_of keygen; expect_exit 64 "keygen without -o" "$SG" keygen; same_usage "keygen" 1
@@ -418,6 +418,25 @@ for v in $("$SG" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
     sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$MAN" | grep -q "^\.B shellgate $v\( \|$\)" && ok || bad "man page SYNOPSIS lacks $v"
     sed -n '/^\.SH COMMANDS/,/^\.SH/p' "$MAN" | grep -A1 '^\.TP' | grep -q "^\.B $v\( \|$\)" && ok || bad "man page COMMANDS lacks $v"
 done
+
+# run and session: "did you mean", what is missing, and run --json's one object on
+# any error before a decision (a usage error, a policy that does not load, a bad --cwd)
+expect_exit 64 "run: a misspelt option" "$SG" run --jsno -- true
+has "$T/err" "unknown option '--jsno'; did you mean '--json'?" "run suggests --json"
+expect_exit 64 "run: no command" "$SG" run
+has "$T/err" "missing the COMMAND to run" "run names what is missing"
+for args in "--json" "--json -p nosuchpack -- true" "--json --cwd /nonexistent/dir -- true" "--json --timout 3 -- true"; do
+    # shellcheck disable=SC2086 - the words are options of this test, split on purpose
+    "$SG" run $args >"$T/out" 2>"$T/err"
+    rc=$?
+    if python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(0 if o["status"]=="error" and o["decision"]=="deny" and o["return_code"]==int(sys.argv[2]) and o["message"] and o["programs"]==0 else 1)' "$T/out" "$rc" 2>/dev/null && [ "$rc" -ne 0 ]; then ok; else bad "run $args: one JSON object on stdout (exit $rc)"; cat "$T/out" "$T/err" >&2; fi
+done
+expect_exit 64 "session: a misspelt action" "$SG" session shwo
+has "$T/err" "unknown action 'shwo'; did you mean 'show'?" "session suggests the action"
+expect_exit 64 "session: an option it does not take" "$SG" session list --json
+has "$T/err" "unknown option '--json'" "session names the option, not 'needs a value'"
+expect_exit 64 "session: a misspelt option" "$SG" session show --sesion x
+has "$T/err" "did you mean '--session'?" "session suggests --session"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
