@@ -2,11 +2,14 @@
 #include "sandbox.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -96,6 +99,9 @@ char **sgx_sandbox_argv(sg_arena *a, const sgx_sandbox *s, const char *const *in
     return v;
 }
 
+/* How long the probe may take to start and end. */
+#define SGX_PROBE_SECONDS 10
+
 int sgx_sandbox_probe(const sgx_sandbox *s, const char *const *probe, char *err, size_t errlen)
 {
     sg_arena a;
@@ -114,21 +120,46 @@ int sgx_sandbox_probe(const sgx_sandbox *s, const char *const *probe, char *err,
         dup2(nul, 1);
         dup2(ep[1], 2);
         close_range(3, ~0U, 0);
-        execve(argv[0], argv, environ);
+        setpgid(0, 0);                 /* its own group, so a stuck probe ends whole */
+        /* the probe runs nothing of the caller's: none of its environment either */
+        static char *const probe_env[] = { (char *)"PATH=/usr/bin:/bin", NULL };
+        execve(argv[0], argv, probe_env);
         dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);
     }
     close(ep[1]);
     char msg[1024];
     size_t n = 0;
+    int stuck = 0;
     if (pid > 0) {
-        ssize_t k;
-        while (n < sizeof msg - 1 && (k = read(ep[0], msg + n, sizeof msg - 1 - n)) != 0) {
+        /* a sandbox that does not start within SGX_PROBE_SECONDS is one that does
+         * not start: never a run that hangs before it begins */
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long left = SGX_PROBE_SECONDS * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+            struct pollfd pf = { ep[0], POLLIN, 0 };
+            int pr = left > 0 ? poll(&pf, 1, (int)left) : 0;
+            if (pr < 0 && errno == EINTR)
+                continue;
+            if (pr <= 0) {
+                stuck = pr == 0;
+                break;
+            }
+            char spill[64];            /* past what is kept: read and dropped */
+            ssize_t k = n < sizeof msg - 1 ? read(ep[0], msg + n, sizeof msg - 1 - n) : read(ep[0], spill, sizeof spill);
             if (k < 0 && errno == EINTR)
                 continue;
-            if (k < 0)
+            if (k <= 0)
                 break;
-            n += (size_t)k;
+            if (n < sizeof msg - 1)
+                n += (size_t)k;
+        }
+        if (stuck) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
         }
     }
     msg[n] = '\0';
@@ -138,6 +169,8 @@ int sgx_sandbox_probe(const sgx_sandbox *s, const char *const *probe, char *err,
     int st = 0, rc = -1;
     if (pid < 0)
         snprintf(err, errlen, "cannot start %s: %s", s->bwrap, strerror(errno));
+    else if (stuck && waitpid(pid, &st, 0) >= 0)
+        snprintf(err, errlen, "%s did not start within %d seconds", s->bwrap, SGX_PROBE_SECONDS);
     else if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
         rc = 0;
     else

@@ -496,6 +496,23 @@ rc, j, _, _ = run("sgx_helper write %s" % mark, "--sandbox", "auto", "--bwrap", 
 check(rc == 0 and j.get("sandboxed") is False and os.path.exists(mark)
       and any("no sandbox" in w for w in j.get("warnings", [])), "auto without a sandbox says so", j)
 os.unlink(mark)
+# the probe: none of the caller's environment, and a bwrap that never answers is one
+# that does not start, within the probe's 10 s, never a run that hangs
+stuck = os.path.join(BIN, "stuck-bwrap")
+probe_env = os.path.join(T, "probe-env")
+with open(stuck, "w") as f:
+    f.write("#!%s\nimport os, sys, time\nopen(%r, 'w').write(repr(sorted(os.environ)))\n"
+            "sys.stderr.write('stuck\\n'); sys.stderr.flush()\ntime.sleep(120)\n" % (sys.executable, probe_env))
+os.chmod(stuck, 0o755)
+rc, j, _, dt = run("sgx_helper write %s" % mark, "--sandbox", "auto", "--bwrap", stuck)
+check(rc == 0 and j.get("sandboxed") is False and os.path.exists(mark) and dt < 40
+      and any("did not start within 10 seconds" in w for w in j.get("warnings", [])),
+      "auto: a probe that never ends is a sandbox that does not start", j)
+seen = open(probe_env).read() if os.path.exists(probe_env) else ""
+# (Python itself adds LC_CTYPE when no locale is set: PEP 538)
+check(seen and set(eval(seen)) <= {"PATH", "LC_CTYPE"}, "the probe gets none of the caller's environment", seen)
+if os.path.exists(mark):
+    os.unlink(mark)
 probe = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
                         "true"], capture_output=True, text=True) if shutil.which("bwrap") else None
 if not probe or probe.returncode != 0:
