@@ -9,6 +9,7 @@ fails; inside, a write outside the workspace fails and the network is gone).
 Every command run is a harmless stand-in (tests/exec/sgx_helper.c, echo, cat...),
 given to shellgate as one argv element; bash is only ever run on the stand-in.
 usage: exec.py SHELLGATE HELPER SRCDIR OUTSIDE_DIR"""
+import ast
 import json
 import os
 import resource
@@ -510,7 +511,7 @@ check(rc == 0 and j.get("sandboxed") is False and os.path.exists(mark) and dt < 
       "auto: a probe that never ends is a sandbox that does not start", j)
 seen = open(probe_env).read() if os.path.exists(probe_env) else ""
 # (Python itself adds LC_CTYPE when no locale is set: PEP 538)
-check(seen and set(eval(seen)) <= {"PATH", "LC_CTYPE"}, "the probe gets none of the caller's environment", seen)
+check(seen and set(ast.literal_eval(seen)) <= {"PATH", "LC_CTYPE"}, "the probe gets none of the caller's environment", seen)
 if os.path.exists(mark):
     os.unlink(mark)
 probe = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
