@@ -83,12 +83,23 @@ def session(*args, env=None):
 
 
 def gone(pid):
-    """No process (zombie or not) with this pid runs the helper any more."""
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            return b"sgx_helper" not in f.read()
-    except OSError:
-        return True
+    """No process with this pid runs the helper any more, and it is no zombie either:
+    ended and reaped (by the run that was its subreaper).  A moment is allowed for
+    the reaping."""
+    deadline = time.monotonic() + 2
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                helper = b"sgx_helper" in f.read()
+            if state != b"Z" and not helper:
+                return True            # the pid was taken by another process
+        except (OSError, IndexError):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def procs_with(token):
