@@ -21,7 +21,7 @@ RPID=$!
 trap 'kill $RPID 2>/dev/null; wait $RPID 2>/dev/null; rm -rf "$T" "$S"' EXIT
 i=0
 until [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ] || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
-printf 'pack bench version 1\ndefault allow\nlimit shell 1000000 per 1h, 1000000 per 1m\n' >"$T/b.rules"
+printf 'pack bench version 1\ndefault allow\nlimit shell 100000 per 1h, 100000 per 1m\n' >"$T/b.rules"
 "$SG" compile -o "$T/b.sgt" "$T/b.rules" >/dev/null
 awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) print "{\"cmd\": \"ls -la src\", \"cwd\": \"/home/agent/project\"}" }' >"$T/in"
 secs() { # command...: wall seconds
