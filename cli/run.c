@@ -79,6 +79,20 @@ static void say(const char *fmt, ...)
     fprintf(stderr, "shellgate run: %s\n", early_err);
 }
 
+/* The report as --json's one line on stdout. */
+static void print_json(const sgx_report *r)
+{
+    size_t n;
+    char *j = sgx_report_json(r, &n);
+    if (j) {
+        fwrite(j, 1, n, stdout);
+        fputc('\n', stdout);
+    } else {
+        fputs("{\"status\":\"error\",\"decision\":\"deny\",\"message\":\"out of memory\"}\n", stdout);
+    }
+    sg_free(j);
+}
+
 /* --json: the one object, for a run that ended before a decision. */
 static void json_early(const char *cmd, int code)
 {
@@ -93,15 +107,7 @@ static void json_early(const char *cmd, int code)
     r.rule = "error";
     r.message = early_err[0] ? early_err : "the run could not start";
     r.expanded = "";
-    size_t n;
-    char *j = sgx_report_json(&r, &n);
-    if (j) {
-        fwrite(j, 1, n, stdout);
-        fputc('\n', stdout);
-    } else {
-        fputs("{\"status\":\"error\",\"decision\":\"deny\",\"message\":\"out of memory\"}\n", stdout);
-    }
-    sg_free(j);
+    print_json(&r);
     fflush(stdout);
 }
 
@@ -1013,15 +1019,7 @@ report:
         close(o.inside);
     } else if (o.json) {
         reported = 1;
-        size_t n;
-        char *j = sgx_report_json(&oc.rep, &n);
-        if (j) {
-            fwrite(j, 1, n, stdout);
-            fputc('\n', stdout);
-        } else {
-            fputs("{\"status\":\"error\",\"decision\":\"deny\",\"message\":\"out of memory\"}\n", stdout);
-        }
-        sg_free(j);
+        print_json(&oc.rep);
     } else {
         print_summary(&oc);
     }

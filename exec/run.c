@@ -393,6 +393,35 @@ static const char *var_cb(void *ud, const char *name, size_t n)
     return v ? v->value : NULL;
 }
 
+/* A $(...)'s text as a line of its own, in a copy *sub of the state: parsed,
+ * expanded, decided (prepare_line), and stopped unless allowed (why_more ends the
+ * message).  SGX_EX_ABORT with nothing to free (too deep, no memory); else the
+ * rc of the decision (0 or SGX_STOP, never SGX_EX_ABORT), with *S and *sub for the
+ * caller to run or free. */
+static int sub_decide(xctx *x, const char *text, size_t len, line **S, state *sub, const char *why_more)
+{
+    sgx_run *r = x->r;
+    if (x->L->depth + 1 > MAX_CMDSUB_DEPTH) {
+        stop(r, SGT_DENY, "executor", "command substitutions nested more than %d deep", MAX_CMDSUB_DEPTH);
+        return SGX_EX_ABORT;
+    }
+    *S = sg_arena_zalloc(&r->a, sizeof **S);
+    if (!*S || state_copy(sub, x->st) < 0) {
+        oom(r);
+        return SGX_EX_ABORT;
+    }
+    (*S)->text = text;
+    (*S)->len = len;
+    (*S)->depth = x->L->depth + 1;
+    int rc = prepare_line(r, *S, sub);
+    if (rc == 0 && r->last->decision != SGT_ALLOW) {
+        const char *rule = sg_arena_strndup(&r->a, r->last->rule_id, strlen(r->last->rule_id));
+        rc = stop(r, r->last->decision, rule ? rule : "executor", "the command substitution $(%.*s) is not allowed on "
+                  "its own%s: %s", (int)(len > 200 ? 200 : len), text, why_more, r->last->message);
+    }
+    return rc;
+}
+
 /* A $(...) while a command is expanded for real: its text is a line of its own,
  * decided and run through this same path, in a copy of the state, its output
  * read into a buffer. */
@@ -400,24 +429,11 @@ static int cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t 
 {
     xctx *x = ud;
     sgx_run *r = x->r;
-    if (x->L->depth + 1 > MAX_CMDSUB_DEPTH) {
-        stop(r, SGT_DENY, "executor", "command substitutions nested more than %d deep", MAX_CMDSUB_DEPTH);
-        return SGX_EX_ABORT;
-    }
-    line *S = sg_arena_zalloc(&r->a, sizeof *S);
+    line *S;
     state sub;
-    if (!S || state_copy(&sub, x->st) < 0) {
-        oom(r);
+    int rc = sub_decide(x, text, len, &S, &sub, "");
+    if (rc == SGX_EX_ABORT)
         return SGX_EX_ABORT;
-    }
-    S->text = text;
-    S->len = len;
-    S->depth = x->L->depth + 1;
-    int rc = prepare_line(r, S, &sub);
-    if (rc == 0 && r->last->decision != SGT_ALLOW)
-        rc = stop(r, r->last->decision, sg_arena_strndup(&r->a, r->last->rule_id, strlen(r->last->rule_id)),
-                  "the command substitution $(%.*s) is not allowed on its own: %s", (int)(len > 200 ? 200 : len), text,
-                  r->last->message);
     int pfd[2] = { -1, -1 };
     int ri = -1;
     if (rc == 0 && (pipe2(pfd, O_CLOEXEC) != 0 || (ri = sgx_proc_add_reader(&r->proc, pfd[0], NULL, SGX_CMDSUB_MAX)) < 0)) {
@@ -471,27 +487,12 @@ static int cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t 
 static int dry_cmdsub_cb(void *ud, const char *text, size_t len, char **out, size_t *outlen)
 {
     xctx *x = ud;
-    sgx_run *r = x->r;
-    if (x->L->depth + 1 > MAX_CMDSUB_DEPTH) {
-        stop(r, SGT_DENY, "executor", "command substitutions nested more than %d deep", MAX_CMDSUB_DEPTH);
-        return SGX_EX_ABORT;
-    }
-    line *S = sg_arena_zalloc(&r->a, sizeof *S);
+    line *S;
     state sub;
-    if (!S || state_copy(&sub, x->st) < 0) {
-        oom(r);
+    int rc = sub_decide(x, text, len, &S, &sub, ", so none of the line runs");
+    if (rc == SGX_EX_ABORT)
         return SGX_EX_ABORT;
-    }
-    S->text = text;
-    S->len = len;
-    S->depth = x->L->depth + 1;
-    int rc = prepare_line(r, S, &sub);
     state_free(&sub);
-    if (rc == 0 && r->last->decision != SGT_ALLOW) {
-        const char *rule = sg_arena_strndup(&r->a, r->last->rule_id, strlen(r->last->rule_id));
-        rc = stop(r, r->last->decision, rule ? rule : "executor", "the command substitution $(%.*s) is not allowed on "
-                  "its own, so none of the line runs: %s", (int)(len > 200 ? 200 : len), text, r->last->message);
-    }
     if (rc < 0)
         return SGX_EX_ABORT;
     static char empty[] = "";
