@@ -2,8 +2,9 @@
 # plot.sh - draw bench/results.json (written by `make bench`) as SVG figures with
 # gnuplot (Debian's gnuplot-nox, installed by scripts/deps.sh):
 #   latency.svg     decision latency against the number of rules, with the regex list
-#   throughput.svg  decisions per CPU-second per pack and per path (in process, batch,
-#                   one process per decision, the regex list)
+#   throughput.svg  decisions per second per pack and per path (in process, batch,
+#                   one process per decision, a hook call, the server, run, admission
+#                   through Redis, the regex list; per CPU-second unless marked wall)
 #   compile.svg     compile, load+verify and context time against pack size, with regcomp
 # usage: plot.sh [RESULTS.json] [OUTDIR]    (defaults: bench/results.json, docs/perf)
 set -eu
@@ -45,6 +46,23 @@ for p in r["process"]:
     if p["label"].startswith("shellgate check --"):
         rows.append(("one process per decision", 1e3 / p["cpu_ms"]))
         break
+h = r.get("hook_adapters")
+if h:
+    for c in h["cases"]:
+        if c["agent"] == "claude-code" and c["case"] == "allow":
+            rows.append(("hook call (claude-code), a process each", 1e3 / c["cpu_ms"]))
+s = r.get("server")
+if s:
+    for x in s["runs"]:
+        rows.append((f'serve, {x["clients"]} client{"s" if x["clients"] > 1 else ""} (wall)', x["per_second"]))
+x = r.get("run")
+if x:
+    for f in x["figures"]:
+        if f["what"] == "shellgate run -- true" and f.get("us"):
+            rows.append(("run -- true, a process each (wall)", 1e6 / f["us"]))
+d_ = r.get("redis")
+if d_:
+    rows.append(("admission through Redis (wall)", d_["redis_per_s"]))
 for p in r["regex_baseline"]:
     rows.append((f'regex list, {p["patterns"]} patterns', 1e6 / p["us_per_line"]))
 with open(f"{d}/throughput.tsv", "w") as f:
