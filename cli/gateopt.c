@@ -3,26 +3,45 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/gateopt.h"
+#include "cli/help.h"
 
 static int is(const char *a, const char *name)
 {
     return strcmp(a, name) == 0;
 }
 
+/* The gate's options that take a value; --non-interactive, the one that takes
+ * none, is last in gate_names. */
+static const char *const gate_names[] = { "-p", "--policy", "-I", "--state", "--log", "--log-max-bytes",
+                                          "--rate-store", "--rate-store-down", "--rate-store-timeout",
+                                          "--require-signature", "--scope", "--agent", "--team",
+                                          "--non-interactive" };
+#define NGATE (sizeof gate_names / sizeof *gate_names)
+
+const char *sg_gateopt_nearest(const char *a, const char *const *own, size_t nown)
+{
+    const char *cands[NGATE + 32];
+    size_t n = 0;
+    for (size_t i = 0; i < NGATE; i++)
+        cands[n++] = gate_names[i];
+    for (size_t i = 0; i < nown && n < sizeof cands / sizeof *cands; i++)
+        cands[n++] = own[i];
+    return a[0] == '-' ? cli_nearest(a, cands, n) : NULL;
+}
+
 int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, size_t n)
 {
     const char *a = argv[*i];
-    static const char *const valued[] = { "-p", "--policy", "-I", "--state", "--log", "--log-max-bytes",
-                                          "--rate-store", "--rate-store-down", "--rate-store-timeout",
-                                          "--require-signature", "--scope", "--agent", "--team" };
+    const char *const *valued = gate_names;
+    const size_t nvalued = NGATE - 1;
     if (is(a, "--non-interactive")) {
         o->g.non_interactive = 1;
         return 1;
     }
     size_t k = 0;
-    while (k < sizeof valued / sizeof *valued && !is(a, valued[k]))
+    while (k < nvalued && !is(a, valued[k]))
         k++;
-    if (k == sizeof valued / sizeof *valued)
+    if (k == nvalued)
         return 0;
     if (*i + 1 >= argc) {
         snprintf(err, n, "%s needs a value", a);

@@ -21,6 +21,10 @@ typedef struct sg_gateopt {
  * 1 taken (*i at its last word), 0 not a gate option, -1 bad (err says why). */
 int sg_gateopt_take(sg_gateopt *o, int argc, char **argv, int *i, char *err, size_t n);
 
+/* The option nearest to a misspelt a among the gate's and the verb's own (own[0..
+ * nown)), for "did you mean"; NULL: none near, or a is no option. */
+const char *sg_gateopt_nearest(const char *a, const char *const *own, size_t nown);
+
 /* The words that repeat o on a command line (for --print-config): appended to
  * buf as " -p 'NAME' --state 'FILE' ...", each value quoted for sh.  0, or -1
  * when buf is too small. */

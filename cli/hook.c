@@ -565,11 +565,8 @@ int cli_hook(int argc, char **argv)
                 return deny(ag, err);
             }
         } else {
-            static const char *const opts[] = { "-p", "--policy", "-I", "--state", "--log", "--log-max-bytes",
-                                                "--rate-store", "--rate-store-down", "--rate-store-timeout",
-                                                "--require-signature", "--scope", "--agent", "--team", "--ask",
-                                                "--non-interactive", "--print-config", "--help" };
-            const char *near = argv[i][0] == '-' ? cli_nearest(argv[i], opts, sizeof opts / sizeof *opts) : NULL;
+            static const char *const own[] = { "--ask", "--print-config", "--help" };
+            const char *near = sg_gateopt_nearest(argv[i], own, sizeof own / sizeof *own);
             snprintf(err, sizeof err, "hook %s: unknown option '%s'%s%s%s", ag->name, argv[i],
                      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return deny(ag, err);

@@ -520,17 +520,13 @@ static int listen_on(server *s, mode_t mode)
  * value that is missing */
 static int bad_option(const char *a)
 {
-    static const char *const opts[] = { "--socket", "--mode", "--max-request", "--approve", "-p", "--policy", "-I",
-                                        "--state", "--log", "--log-max-bytes", "--rate-store", "--rate-store-down",
-                                        "--rate-store-timeout", "--require-signature", "--scope", "--agent",
-                                        "--non-interactive", "--help" };
-    const size_t n = sizeof opts / sizeof *opts;
-    for (size_t i = 0; i < 3; i++)
-        if (strcmp(a, opts[i]) == 0) {
+    static const char *const own[] = { "--socket", "--mode", "--max-request", "--approve", "--help" };
+    for (size_t i = 0; i < 3; i++)     /* the three of its own that take a value */
+        if (strcmp(a, own[i]) == 0) {
             fprintf(stderr, "shellgate serve: %s needs a value\n", a);
             return EX_USAGE;
         }
-    const char *near = a[0] == '-' ? cli_nearest(a, opts, n) : NULL;
+    const char *near = sg_gateopt_nearest(a, own, sizeof own / sizeof *own);
     fprintf(stderr, "shellgate serve: unknown %s '%s'", a[0] == '-' ? "option" : "operand", a);
     if (near)
         fprintf(stderr, "; did you mean '%s'?", near);

@@ -438,5 +438,11 @@ has "$T/err" "unknown option '--json'" "session names the option, not 'needs a v
 expect_exit 64 "session: a misspelt option" "$SG" session show --sesion x
 has "$T/err" "did you mean '--session'?" "session suggests --session"
 
+# serve and hook suggest among the gate's options too (one list, cli/gateopt.c)
+expect_exit 64 "serve: a misspelt gate option" "$SG" serve --socket "$T/never.sock" --tem x
+has "$T/err" "did you mean '--team'?" "serve suggests --team"
+"$SG" hook claude-code --tem x </dev/null >"$T/out" 2>"$T/err"
+has "$T/out" "did you mean '--team'?" "hook suggests --team"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
