@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
+#include "common/jsontext.h"
 #include "slurp.h"
 #include "lib/policy.h"
 #include "lib/batch.h"
@@ -499,8 +500,36 @@ static void check_run(void)
     free(run_input.s);
 }
 
+/* sg_json_has_nul over the spellings of a NUL in JSON text, and the text that only
+ * looks like one: it decides whether the hooks, the server and --batch refuse a
+ * request, so a miss is a command decided as less than it is, and a false hit a
+ * benign command refused. */
+static void nul_spellings(void)
+{
+    static const struct { const char *text; size_t len; int nul; } v[] = {
+        { "{\"cmd\":\"ls\\u0000; rm -rf /\"}", 0, 1 },          /* the escape */
+        { "{\"cmd\":\"ls\\u0000\"}", 0, 1 },                     /* at the end of a string */
+        { "{\"c\\u0000md\":\"ls\"}", 0, 1 },                     /* in a key */
+        { "{\"cmd\":\"a\\\\\\u0000b\"}", 0, 1 },             /* an escaped backslash, then the escape */
+        { "{\"cmd\":\"ls\0; rm\"}", 16, 1 },                    /* a raw NUL byte */
+        { "{\"cmd\":\"echo \\\\u0000\"}", 0, 0 },              /* an escaped backslash and text u0000 */
+        { "{\"cmd\":\"echo \\u00001\"}", 0, 1 },                 /* the escape, then a digit */
+        { "{\"cmd\":\"echo \\u0001\"}", 0, 0 },                  /* another control character */
+        { "{\"cmd\":\"echo u0000 \\\\\"}", 0, 0 },             /* the letters alone, a final backslash */
+        { "{\"cmd\":\"\\u000\"}", 0, 0 },                        /* too short to be the escape */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        size_t n = v[i].len ? v[i].len : strlen(v[i].text);
+        int got = sg_json_has_nul(v[i].text, n);
+        if (got != v[i].nul)
+            fprintf(stderr, "  sg_json_has_nul #%zu: %d, want %d\n", i, got, v[i].nul);
+        CHECK(got == v[i].nul);
+    }
+}
+
 int main(void)
 {
+    nul_spellings();
     for (int i = 1; i < 256; i++)
         all_bytes[i - 1] = (char)i;
     for (int p = 0; p < NPACKS; p++) {
