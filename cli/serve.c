@@ -251,9 +251,17 @@ static void op_decide(server *s, client *c, const cJSON *req, const cJSON *id, i
         }
         roots[nroots++] = r->valuestring;
     }
-    const char *agent = str_of(req, "agent"), *team = str_of(req, "team");
-    sg_gate_where w = { cwd, roots, nroots, agent ? agent : s->go.agent, str_of(req, "session"),
-                        team ? team : s->go.team };
+    const char *agent = str_of(req, "agent"), *team = str_of(req, "team"), *session = str_of(req, "session");
+    const char *const keyed[] = { agent, team, session };
+    static const char *const keyed_name[] = { "agent", "team", "session" };
+    for (int k = 0; k < 3; k++)       /* the same bounds as --agent and --team */
+        if (keyed[k] && (!keyed[k][0] || strlen(keyed[k]) > 200)) {
+            char why[80];
+            snprintf(why, sizeof why, "\"%s\" takes 1 to 200 bytes", keyed_name[k]);
+            answer_error(s, c, id, why);
+            return;
+        }
+    sg_gate_where w = { cwd, roots, nroots, agent ? agent : s->go.agent, session, team ? team : s->go.team };
     sg_gate_verdict v;
     if (explain)
         sg_gate_explain(s->g, cmd, strlen(cmd), &w, &v);

@@ -306,7 +306,10 @@ def misc(tmp):
           f"explain shows nesting: {e}")
     for line, want in ((b"not json\n", "not valid JSON"), (b"[1,2]\n", "not a JSON object"),
                        (b'{"id": 9}\n', "no \\\"cmd\\\""), (b'{"id": 9, "cmd": "ls", "cwd": "rel"}\n', "absolute"),
-                       (b'{"id": 9, "op": "fly"}\n', "unknown op")):
+                       (b'{"id": 9, "op": "fly"}\n', "unknown op"),
+                       (b'{"id": 9, "cmd": "ls", "agent": ""}\n', '"agent\\" takes 1 to 200 bytes'),
+                       (('{"id": 9, "cmd": "ls", "team": "%s"}\n' % ("t" * 201)).encode(), '"team\\" takes 1 to 200 bytes'),
+                       (b'{"id": 9, "cmd": "ls", "session": ""}\n', '"session\\" takes 1 to 200 bytes')):
         c.s.sendall(line)
         got = c.f.readline().decode()
         check('"decision":"deny"' in got and want.replace("\\\"", "\"") in got.replace("\\\"", "\""),
