@@ -122,8 +122,10 @@ typedef enum {
                                   * runs no command (command -v NAME describes NAME) */
     SGC_CL_CWD,                  /* cwd { OPTS }: the value is the directory the program
                                   * works in and runs its command in (env -C DIR) */
-    SGC_CL_SCRIPTS               /* scripts: its command [ENV:]NAME may be the project's
+    SGC_CL_SCRIPTS,              /* scripts: its command [ENV:]NAME may be the project's
                                   * script NAME (hatch run) */
+    SGC_CL_SUBCOMMANDS           /* subcommands: its first operand names what it does
+                                  * (git clone): messages name the two ({command}) */
 } sgc_clause_kind;
 
 typedef struct sgc_wlist {       /* a list of words/strings */

@@ -568,8 +568,9 @@ static int emit_progspecs(emitter *e)
                         && cl->kind != SGC_CL_WRITES && cl->kind != SGC_CL_COPIES
                         && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE
                         && cl->kind != SGC_CL_TEXT_ALL && cl->kind != SGC_CL_LINKS
-                        && cl->kind != SGC_CL_LINKS_UNLESS && cl->kind != SGC_CL_CWD)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'cwd', 'runs operand' and 'tree operands' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_LINKS_UNLESS && cl->kind != SGC_CL_CWD
+                        && cl->kind != SGC_CL_SUBCOMMANDS)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'cwd', 'runs operand', 'tree operands' and 'subcommands' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -615,6 +616,7 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_PERMUTE: ps.flags |= SGT_PROG_PERMUTE; break;
             case SGC_CL_JOIN: ps.flags |= SGT_PROG_JOIN; break;
             case SGC_CL_SCRIPTS: ps.flags |= SGT_PROG_SCRIPTS; break;
+            case SGC_CL_SUBCOMMANDS: ps.flags |= SGT_PROG_SUBCOMMANDS; break;
             case SGC_CL_MOREARGS: ps.flags |= SGT_PROG_MOREARGS; break;
             case SGC_CL_TEXT_OPERAND: ps.flags |= SGT_PROG_TEXT_OPERAND; break;
             case SGC_CL_STDIN: ps.flags |= SGT_PROG_STDIN; break;

@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS SUBCOMMANDS.
 
 %left OR.
 %left AND.
@@ -109,6 +109,7 @@ clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHI
 clause(C) ::= RUNS(K) NOTHING LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_NORUN, &K, W, NULL); }
 clause(C) ::= CWD(K) LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_CWD, &K, W, NULL); }
 clause(C) ::= SCRIPTS(K).             { C = sgc_clause_new(ps, SGC_CL_SCRIPTS, &K, NULL, NULL); }
+clause(C) ::= SUBCOMMANDS(K).         { C = sgc_clause_new(ps, SGC_CL_SUBCOMMANDS, &K, NULL, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }
 clause(C) ::= PERMUTE(K).             { C = sgc_clause_new(ps, SGC_CL_PERMUTE, &K, NULL, NULL); }
 clause(C) ::= JOIN(K).                { C = sgc_clause_new(ps, SGC_CL_JOIN, &K, NULL, NULL); }

@@ -379,6 +379,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " join");
         if (p->flags & SGT_PROG_SCRIPTS)
             puts_(&d, " scripts");
+        if (p->flags & SGT_PROG_SUBCOMMANDS)
+            puts_(&d, " subcommands");
         if (p->flags & SGT_PROG_MOREARGS)
             puts_(&d, " moreargs");
         if (p->flags & SGT_PROG_WRITES)

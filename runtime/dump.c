@@ -56,6 +56,7 @@ static const flagname prog_flags[] = {
     {SGT_PROG_COPIES, "copies"},       {SGT_PROG_RUNS_FILE, "runs-operand"},
     {SGT_PROG_NO_STDIN, "stdin-nothing"}, {SGT_PROG_TREE, "tree-operands"},
     {SGT_PROG_TEXT_ALL, "text-operands"}, {SGT_PROG_SCRIPTS, "scripts"},
+    {SGT_PROG_SUBCOMMANDS, "subcommands"},
     {0, NULL}};
 
 /* Words shown per set operand in a disassembly line; the sets section lists all. */

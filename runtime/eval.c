@@ -3968,8 +3968,27 @@ static inline __attribute__((always_inline)) int msg_add(sgr_ctx *c, msg_buf *m,
     return 0;
 }
 
-/* Fill the placeholders of tmpl ({program} {subcommand} {option} {arg} {path}
- * {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (tmpl_for), NULL
+/* Piece kind (its own text s[0..len)) added to m: {command} is {program}, then
+ * " " and {subcommand} when the program's declaration says its first operand
+ * names a subcommand (`subcommands`: 'git clone', not 'cat file'). */
+static int add_piece(sgr_ctx *c, msg_buf *m, uint32_t kind, const char *s, uint32_t len, int32_t si,
+                     const char *rule_id, const char *reason)
+{
+    if (kind != PIECE_COMMAND)
+        return msg_add(c, m, piece_value(c, kind, s, len, si, rule_id, reason));
+    if (si < 0)
+        return msg_add(c, m, (sgr_sv){ s, len });
+    const sgr_norm *nm = &c->res.norm[si];
+    if (msg_add(c, m, piece_value(c, PIECE_PROGRAM, s, len, si, rule_id, reason)) < 0)
+        return -1;
+    const sgt_progspec *ps = nm->prog.len ? sgr_table_progspec(c->t, nm->prog.s, nm->prog.len) : NULL;
+    if (!ps || !(ps->flags & SGT_PROG_SUBCOMMANDS) || !nm->subcmd.s || !nm->subcmd.len)
+        return 0;
+    return msg_add(c, m, (sgr_sv){ " ", 1 }) < 0 ? -1 : msg_add(c, m, nm->subcmd);
+}
+
+/* Fill the placeholders of tmpl ({program} {subcommand} {command} {option} {arg}
+ * {path} {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (tmpl_for), NULL
  * or unparsed (a hook's message, or no room was left): read here piece by piece,
  * the same way.  Out of memory: tmpl as it is. */
 static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_t si, const char *rule_id,
@@ -3981,13 +4000,13 @@ static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_
         return tmpl;
     if (parsed) {
         for (const sgr_piece *pc = c->pieces + tp->off, *end = pc + tp->n; pc < end; pc++)
-            if (msg_add(c, &m, piece_value(c, pc->kind, pc->s, pc->len, si, rule_id, reason)) < 0)
+            if (add_piece(c, &m, pc->kind, pc->s, pc->len, si, rule_id, reason) < 0)
                 return tmpl;
     } else {
         for (const char *p = tmpl; *p;) {
             uint32_t kind;
             size_t k = tmpl_next(p, &kind);
-            if (msg_add(c, &m, piece_value(c, kind, p, (uint32_t)k, si, rule_id, reason)) < 0)
+            if (add_piece(c, &m, kind, p, (uint32_t)k, si, rule_id, reason) < 0)
                 return tmpl;
             p += k;
         }

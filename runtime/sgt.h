@@ -74,6 +74,7 @@ typedef struct sgt_header {
 #define SGT_PLACEHOLDERS(X) \
     X(PROGRAM,    "program")    \
     X(SUBCOMMAND, "subcommand") \
+    X(COMMAND,    "command")    \
     X(OPTION,     "option")     \
     X(ARG,        "arg")        \
     X(PATH,       "path")       \
@@ -252,6 +253,8 @@ typedef struct sgt_bucket {
                                            * file its operands name (echo; `text operands`) */
 #define SGT_PROG_SCRIPTS      0x4000u     /* its command [ENV:]NAME may be the project's
                                            * script NAME (hatch run; `scripts`) */
+#define SGT_PROG_SUBCOMMANDS  0x8000u     /* its first operand names a subcommand (git
+                                           * clone; `subcommands`): {command} names both */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */

@@ -612,7 +612,7 @@ static int check_progspecs(vctx *v)
                            SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
                            SGT_PROG_TEXT_OPERAND | SGT_PROG_STDIN | SGT_PROG_WRITES |
                            SGT_PROG_COPIES | SGT_PROG_RUNS_FILE | SGT_PROG_NO_STDIN | SGT_PROG_TREE |
-                           SGT_PROG_TEXT_ALL | SGT_PROG_SCRIPTS;
+                           SGT_PROG_TEXT_ALL | SGT_PROG_SCRIPTS | SGT_PROG_SUBCOMMANDS;
     uint64_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];

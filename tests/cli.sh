@@ -236,6 +236,19 @@ has "$T/out" "  rule: default:rm_root" "deny prints its rule"
 # a program given by path keeps its path in the message
 expect_exit 1 "path kept" "$SG" check -p readonly -- ./configure
 has "$T/out" "'./configure'" "a program given by path keeps it"
+# the fallback names the subcommand of a program declared with `subcommands`
+# (std/programs), and only the program of any other
+expect_exit 2 "subcommand named" "$SG" check -- git --no-pager frob x
+has "$T/out" "ask: 'git frob' is not on the list" "the fallback names git's subcommand past its options"
+expect_exit 2 "subcommand of a program known only by declaration" "$SG" check -- kubectl delete pod web
+has "$T/out" "'kubectl delete' is not on the list" "the fallback names kubectl's subcommand"
+expect_exit 2 "a path and a subcommand" "$SG" check -- /usr/local/bin/gh pr merge 7
+has "$T/out" "'/usr/local/bin/gh pr' is not on the list" "the path as written, then the subcommand"
+expect_exit 2 "no subcommands" "$SG" check -- frobtool notes.txt
+has "$T/out" "'frobtool' is not on the list" "a program without subcommands is named alone"
+grep -qF "frobtool notes" "$T/out" && bad "an operand of a program without subcommands was named" || ok
+expect_exit 1 "readonly names it" "$SG" check -p readonly -- git commit -m wip
+has "$T/out" "'git commit' is not in the allowed list" "readonly's fallback names the subcommand"
 # the approval hint only where approve accepts the id
 expect_exit 2 "ask without a store" "$SG" check -- 'git push origin main'
 grep -q "shellgate approve [0-9a-f]" "$T/out" && bad "approve offered for an ask no store recorded" || ok

@@ -826,7 +826,7 @@ MUT(m_prog_opts)
     uint32_t *o = REC(m, PROGOPTS, uint32_t) + p[1].value_off, t = o[0];
     o[0] = o[1], o[1] = t;
 }
-MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x8000; }
+MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x10000; }
 MUT(m_prog_stdin) { REC(m, PROGSPECS, sgt_progspec)[0].stdin_len = 1; }
 MUT(m_prog_no_stdin) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= SGT_PROG_STDIN | SGT_PROG_NO_STDIN; }
 MUT(m_prog_slice) { REC(m, PROGSPECS, sgt_progspec)[1].exec_len = 5; }
@@ -929,7 +929,7 @@ static const struct {
     {"meta hint", m_meta_hint, "table: meta 0: default hint string ref"},
     {"progspecs unsorted", m_prog_order, "table: progspec 1: names not strictly sorted"},
     {"progopts unsorted", m_prog_opts, "table: progspec 1: value options not strictly sorted"},
-    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x8000"},
+    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x10000"},
     {"progspec stdin and stdin nothing", m_prog_no_stdin, "table: progspec 0: both stdin and stdin-nothing"},
     {"progspec stdin list", m_prog_stdin, "table: progspec 0: stdin options without the stdin flag"},
     {"progspec text slice", m_prog_text, "table: progspec 1: text options [0, +5) outside progopts (4)"},
