@@ -19,6 +19,9 @@
 #define SGX_STOP (-1)                    /* an exec_* return: stop the whole run */
 #define MAX_CMDSUB_DEPTH 8
 #define MAX_DECIDED 64
+#define ST_FAILED (-1)                   /* a dry world's $?: some status from 1 to 255 */
+#define MAX_WORLDS 256                   /* the dry walk's states at one point of a line */
+#define MAX_DRY 8192                     /* its expansions of commands, in one run */
 
 /* what expansion may leave different from the text the parser saw */
 #define EXPMASK (SGR_W_VAR | SGR_W_CMDSUB | SGR_W_ARITH | SGR_W_PROCSUB | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE)
@@ -46,6 +49,7 @@ typedef struct cexp {                    /* one command's words, expanded */
     uint32_t nfields;
     int dyn;                             /* a $(...) or $? was read */
     int cdyn;                            /* a word is dynw */
+    int ustatus;                         /* $? was read */
 } cexp;
 
 typedef struct vredir {
@@ -67,8 +71,19 @@ typedef struct cmd {
     const sgr_segment *seg;              /* in the line's parse */
     cexp stat, real;
     int use_real;                        /* render real (a decision taken again) */
+    int has_stat;                        /* the dry walk reached it: stat is set */
+    const cexp *alt;                     /* render this (another outcome's reading) */
     vform v;
 } cmd;
+
+/* Another reading of a group of commands (one, or a pipeline's, expanded in one
+ * world): what they are where an earlier command's outcome differs from the one
+ * stat was read in. */
+typedef struct reading {
+    uint32_t n;
+    uint32_t *cmd;                       /* their numbers in the line */
+    cexp *x;                             /* their expansions */
+} reading;
 
 typedef struct line {                    /* the top line, or a $(...)'s text */
     const char *text;
@@ -83,6 +98,8 @@ typedef struct line {                    /* the top line, or a $(...)'s text */
                                           * the one walked may have started a program
                                           * or opened a file */
     const char *decided_text;            /* its rendering whose commands run */
+    reading *readings;                   /* the dry walk's other readings (arena) */
+    uint32_t nreadings, capreadings;
 } line;
 
 struct sgx_run {
@@ -99,6 +116,7 @@ struct sgx_run {
     const sgr_result *last;              /* the prepared evaluation */
     const char *decided[MAX_DECIDED];
     uint32_t ndecided;
+    uint32_t nexpanded;                  /* the dry walks' expansions (MAX_DRY) */
 };
 
 typedef struct xctx {                    /* what an expansion's callbacks see */
@@ -313,8 +331,11 @@ static char *normalise(sg_arena *a, const char *p)
     return o;
 }
 
-/* cd's new directory for args[0..n) from st: 0 and *out, or -1 with *err. */
-static int cd_target(sgx_run *r, const state *st, char *const *args, uint32_t n, char **out, const char **err)
+/* cd's new directory for args[0..n) from st: 0 and *out, or -1 with *err.
+ * lexical: where no such directory is there now, the one it names (the dry
+ * walk's world in which the cd succeeds: an earlier command may make it). */
+static int cd_target(sgx_run *r, const state *st, char *const *args, uint32_t n, char **out, const char **err,
+                     int lexical)
 {
     int physical = 0;
     uint32_t i = 0;
@@ -363,6 +384,9 @@ static int cd_target(sgx_run *r, const state *st, char *const *args, uint32_t n,
         *out = lex;
     } else if (realpath(full, real) && stat(real, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         *out = sg_arena_strndup(&r->a, real, strlen(real));
+    } else if (lexical && i < n) {
+        *out = lex;
+        return 0;
     } else {
         *err = errno == ENOTDIR || (stat(full, &sb) == 0 && !S_ISDIR(sb.st_mode)) ? "Not a directory"
                                                                                   : "No such file or directory";
@@ -619,6 +643,7 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, w, ctx, &x->argv[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->ustatus |= e.used_status;
         x->cdyn |= x->argv[k].dynw;
         total += x->argv[k].f.n;
     }
@@ -644,6 +669,7 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, &s->assigns[k], SGX_CTX_ASSIGN, &x->asg[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->ustatus |= e.used_status;
         x->cdyn |= x->asg[k].dynw;
     }
     for (uint32_t k = 0; k < s->nredirs; k++) {
@@ -659,6 +685,7 @@ static int expand_cmd(sgx_run *r, line *L, cmd *c, state *st, int real, int errf
         if (expand_word(r, L, &e, &rd->target, ctx, &x->rd[k]) < 0)
             return SGX_STOP;
         x->dyn |= e.used_cmdsub | e.used_status;
+        x->ustatus |= e.used_status;
         x->cdyn |= x->rd[k].dynw;
     }
     if (!x->nfields && s->argc && !s->nassigns && !s->nredirs) {
@@ -682,21 +709,26 @@ static int same_fields(const sgx_fields *a, const sgx_fields *b)
     return 1;
 }
 
-static int same_exp(const cmd *c)
+/* Do a and b, two expansions of segment s, give the same words? */
+static int same_cexp(const sgr_segment *s, const cexp *a, const cexp *b)
 {
-    const sgr_segment *s = c->seg;
-    if (c->stat.nfields != c->real.nfields)
+    if (a->nfields != b->nfields)
         return 0;
-    for (uint32_t i = 0; i < c->stat.nfields; i++)
-        if (strcmp(c->stat.fields[i], c->real.fields[i]) != 0)
+    for (uint32_t i = 0; i < a->nfields; i++)
+        if (strcmp(a->fields[i], b->fields[i]) != 0)
             return 0;
     for (uint32_t k = 0; k < s->nassigns; k++)
-        if (!same_fields(&c->stat.asg[k].f, &c->real.asg[k].f))
+        if (!same_fields(&a->asg[k].f, &b->asg[k].f))
             return 0;
     for (uint32_t k = 0; k < s->nredirs; k++)
-        if (!same_fields(&c->stat.rd[k].f, &c->real.rd[k].f))
+        if (!same_fields(&a->rd[k].f, &b->rd[k].f))
             return 0;
     return 1;
+}
+
+static int same_exp(const cmd *c)
+{
+    return same_cexp(c->seg, &c->stat, &c->real);
 }
 
 /* ---- the literal line and its decision --------------------------------------- */
@@ -718,7 +750,7 @@ static char *render(sgx_run *r, line *L, size_t *outlen, int checklike)
         return NULL;
     for (uint32_t i = 0; i < L->ncmds; i++) {
         const cmd *c = &L->cmds[i];
-        const cexp *x = c->use_real ? &c->real : &c->stat;
+        const cexp *x = c->alt ? c->alt : c->use_real ? &c->real : &c->stat;
         const sgr_segment *s = c->seg;
         for (uint32_t k = 0; k < s->argc; k++)
             if (x->argv[k].render && !(checklike && x->argv[k].dynw))
@@ -843,7 +875,7 @@ static int take_forms(sgx_run *r, line *L, const sgr_result *res, int only_real)
     return 0;
 }
 
-/* ---- the dry walk: expand everything, assuming every command succeeds ---------- */
+/* ---- effects of builtins and assignments ------------------------------------- */
 
 static int apply_assigns(sgx_run *r, state *st, char *const *asg, uint32_t n, int check)
 {
@@ -931,7 +963,7 @@ static int check_cmd(sgx_run *r, const line *L, const cmd *c, const cexp *x)
 /* The effect of a builtin or an assignment-only command on st (the dry walk and
  * the real one alike); errors only matter for real (the caller reports them). */
 static int apply_effect(sgx_run *r, const cmd *c, char *const *argv, uint32_t argc, char *const *asg, uint32_t nasg,
-                        state *st, const char **err, const char **errarg)
+                        state *st, const char **err, const char **errarg, int dry)
 {
     *err = NULL;
     if (!argc)
@@ -939,7 +971,7 @@ static int apply_effect(sgx_run *r, const cmd *c, char *const *argv, uint32_t ar
     int bi = builtin_of(argv[0]);
     if (bi == BI_CD) {
         char *nd;
-        if (cd_target(r, st, argv + 1, argc - 1, &nd, err) < 0) {
+        if (cd_target(r, st, argv + 1, argc - 1, &nd, err, dry) < 0) {
             *errarg = argc > 1 ? argv[argc - 1] : "";
             return 0;
         }
@@ -994,12 +1026,190 @@ static int mark_dyn(sgx_run *r, state *st, const char *name, size_t len, int dyn
     return sgx_vars_set(&st->dyn, name, len, "", 0) < 0 ? oom(r) : 0;
 }
 
-/* The dry walk: what a builtin or an assignment-only command c leaves known only
- * at run time in st -- a variable set from a word that is (dynw), the directory
- * after a cd to one (and what is relative to such a directory). */
-static int dry_taint(sgx_run *r, const cmd *c, state *st)
+/* ---- the dry walk: every outcome, before anything runs ------------------------
+ *
+ * Whether a command succeeds is known only when it runs: a program may exit 0 or
+ * any status from 1 to 255, a cd may not reach its directory, a builtin's
+ * redirection may fail; what runs next, the directory it runs in, the variables
+ * set on the way and the $? it reads depend on it.  The dry walk follows every
+ * outcome.  A world is the state one sequence of outcomes leaves (its $? possibly
+ * ST_FAILED: some failure); the worlds at a point of the line are kept without
+ * duplicates, and each command is expanded in every world that reaches it (with
+ * every status a failed world's $? may hold, where it reads $?).  Its first
+ * expansion is stat, the reading the line is decided and run on; each other one
+ * is a reading (L->readings) that prepare_line decides too, so a decision taken
+ * again when the command runs meets one already taken -- the line is not stopped
+ * half run by it, unless the files changed while it ran.  Assignments, export,
+ * unset and ':' without redirections always succeed; a cd in its world of
+ * success goes where it names even when that is not there yet (an earlier
+ * command may make it). */
+
+typedef struct worlds {
+    state *v;
+    uint64_t *h;
+    uint32_t n, cap;
+} worlds;
+
+static uint64_t fnv(uint64_t h, const char *s)
 {
-    const cexp *x = &c->stat;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h * 0x100000001b3ull;
+}
+
+/* Order-free: a variable set in another order is the same state. */
+static uint64_t vars_hash(const sgx_vars *v)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        sum += fnv(fnv(0xcbf29ce484222325ull, v->v[i].name), v->v[i].value ? v->v[i].value : "\1")
+               + v->v[i].exported;
+    return sum;
+}
+
+static uint64_t state_hash(const state *s)
+{
+    return fnv(0xcbf29ce484222325ull, s->cwd) ^ ((uint64_t)(s->status + 2) << 40) ^ (uint64_t)s->cwd_dyn
+           ^ vars_hash(&s->vars) ^ (vars_hash(&s->dyn) * 3);
+}
+
+static int vars_equal(const sgx_vars *a, const sgx_vars *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const sgx_var *o = sgx_vars_get(b, a->v[i].name, strlen(a->v[i].name));
+        if (!o || o->exported != a->v[i].exported || !a->v[i].value != !o->value
+            || (o->value && strcmp(o->value, a->v[i].value) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+static int state_equal(const state *a, const state *b)
+{
+    return a->status == b->status && a->cwd_dyn == b->cwd_dyn && strcmp(a->cwd, b->cwd) == 0
+           && vars_equal(&a->vars, &b->vars) && vars_equal(&a->dyn, &b->dyn);
+}
+
+static void worlds_free(worlds *w)
+{
+    for (uint32_t i = 0; i < w->n; i++)
+        state_free(&w->v[i]);
+    sg_free(w->v);
+    sg_free(w->h);
+    memset(w, 0, sizeof *w);
+}
+
+/* Add *s to w, which takes it over (a world already there: *s is freed). */
+static int worlds_add(sgx_run *r, line *L, worlds *w, state *s)
+{
+    uint64_t h = state_hash(s);
+    for (uint32_t i = 0; i < w->n; i++)
+        if (w->h[i] == h && state_equal(&w->v[i], s)) {
+            state_free(s);
+            return 0;
+        }
+    if (w->n == MAX_WORLDS) {
+        state_free(s);
+        return stop(r, SGT_DENY, "executor", "`%.200s` has more than %d outcomes to decide before it runs (each "
+                    "command may succeed or fail, and $? may hold any status): send it as shorter lines",
+                    L->text, MAX_WORLDS);
+    }
+    if (w->n == w->cap) {
+        uint32_t nc = w->cap ? 2 * w->cap : 4;
+        state *nv = sg_realloc(w->v, nc * sizeof *nv);
+        if (nv)
+            w->v = nv;
+        uint64_t *nh = nv ? sg_realloc(w->h, nc * sizeof *nh) : NULL;
+        if (!nh) {
+            state_free(s);
+            return oom(r);
+        }
+        w->h = nh;
+        w->cap = nc;
+    }
+    w->h[w->n] = h;
+    w->v[w->n++] = *s;
+    return 0;
+}
+
+/* A copy of *s with status st, added to w. */
+static int worlds_add_copy(sgx_run *r, line *L, worlds *w, const state *s, int st)
+{
+    state c;
+    if (state_copy(&c, s) < 0)
+        return oom(r);
+    c.status = st;
+    return worlds_add(r, L, w, &c);
+}
+
+/* Move every world of from into to. */
+static int worlds_join(sgx_run *r, line *L, worlds *to, worlds *from)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < from->n; i++)
+        if (rc < 0)
+            state_free(&from->v[i]);
+        else
+            rc = worlds_add(r, L, to, &from->v[i]);
+    from->n = 0;
+    worlds_free(from);
+    return rc;
+}
+
+/* The readings of commands cs[0..n), expanded in one world as xs: the first of
+ * each command is its stat; a group reading otherwise is kept once. */
+static int record_reading(sgx_run *r, line *L, const uint32_t *cs, const cexp *xs, uint32_t n)
+{
+    int differs = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cmd *c = &L->cmds[cs[i]];
+        if (!c->has_stat) {
+            c->stat = xs[i];
+            c->has_stat = 1;
+        } else if (!same_cexp(c->seg, &c->stat, &xs[i])) {
+            differs = 1;
+        }
+    }
+    if (!differs)
+        return 0;
+    for (uint32_t g = 0; g < L->nreadings; g++) {
+        const reading *o = &L->readings[g];
+        int same = o->n == n;
+        for (uint32_t i = 0; same && i < n; i++)
+            same = o->cmd[i] == cs[i] && same_cexp(L->cmds[cs[i]].seg, &o->x[i], &xs[i]);
+        if (same)
+            return 0;
+    }
+    if (L->nreadings == L->capreadings) {
+        uint32_t nc = L->capreadings ? 2 * L->capreadings : 8;
+        reading *nv = sg_arena_alloc(&r->a, nc * sizeof *nv);
+        if (!nv)
+            return oom(r);
+        if (L->nreadings)
+            memcpy(nv, L->readings, L->nreadings * sizeof *nv);
+        L->readings = nv;
+        L->capreadings = nc;
+    }
+    reading *g = &L->readings[L->nreadings];
+    g->n = n;
+    g->cmd = sg_arena_alloc(&r->a, n * sizeof *g->cmd);
+    g->x = sg_arena_alloc(&r->a, n * sizeof *g->x);
+    if (!g->cmd || !g->x)
+        return oom(r);
+    memcpy(g->cmd, cs, n * sizeof *cs);
+    memcpy(g->x, xs, n * sizeof *xs);
+    L->nreadings++;
+    return 0;
+}
+
+/* The dry walk: what a builtin or an assignment-only command (expanded as x)
+ * leaves known only at run time in st -- a variable set from a word that is
+ * (dynw), the directory after a cd to one (and what is relative to such a
+ * directory). */
+static int dry_taint(sgx_run *r, const cmd *c, const cexp *x, state *st)
+{
     if (!x->nfields) {
         for (uint32_t k = 0; k < c->seg->nassigns; k++) {
             const char *f = x->asg[k].f.v[0];
@@ -1034,88 +1244,252 @@ static int dry_taint(sgx_run *r, const cmd *c, state *st)
     return 0;
 }
 
-/* One command on the dry walk.  ran0: a command of the line before the decision
- * this one is part of may have started a program or opened a file; *runs: this
- * one may. */
-static int simulate_cmd(sgx_run *r, line *L, cmd *c, state *st, int ran0, int *runs)
+/* Command c expanded as x in world *s: what the executor refuses of it, and
+ * whether it may start a program or open a file (*runs).  ran0: a command of the
+ * line before the decision it is part of may have. */
+static int check_reading(sgx_run *r, line *L, cmd *c, const cexp *x, int ran0, int *runs)
 {
-    if (expand_cmd(r, L, c, st, 0, -1, &c->stat) < 0 || check_cmd(r, L, c, &c->stat) < 0)
+    if (++r->nexpanded > MAX_DRY)
+        return stop(r, SGT_DENY, "executor", "`%.200s` has more outcomes to decide before it runs than the executor "
+                    "reads (%d commands expanded): send it as shorter lines", L->text, MAX_DRY);
+    if (check_cmd(r, L, c, x) < 0)
         return SGX_STOP;
     /* Its words are known only once a $(...) has run, so it is decided again then,
      * with their values; after a program of the line or a file it opened, a
      * refusal then would leave the line half run. */
-    if (c->stat.cdyn && ran0)
+    if (x->cdyn && ran0)
         return stop(r, SGT_DENY, "executor", "`%.*s` uses what a command substitution prints, known only when it "
                     "runs, after an earlier command of the line has started a program or opened a file: the executor "
                     "decides a whole line before any of it runs, so it runs none of it (put the substitution in the "
                     "line's first command, or send the commands as separate lines)", (int)(c->seg->span.len > 200
                     ? 200 : c->seg->span.len), L->text + c->seg->span.off);
-    int bi = builtin_of(c->stat.nfields ? c->stat.fields[0] : NULL);
-    if (c->seg->nredirs || (c->stat.nfields && bi == BI_NONE))
+    int bi = builtin_of(x->nfields ? x->fields[0] : NULL);
+    if (c->seg->nredirs || (x->nfields && bi == BI_NONE))
         *runs = 1;
-    if (c->stat.nfields && bi == BI_NONE)
-        return 0;
-    char **asg = sg_arena_alloc(&r->a, (c->seg->nassigns + 1) * sizeof *asg);
-    if (!asg)
-        return oom(r);
-    for (uint32_t k = 0; k < c->seg->nassigns; k++)
-        asg[k] = c->stat.asg[k].f.v[0];
-    const char *err, *arg;
-    if (apply_effect(r, c, c->stat.fields, c->stat.nfields, asg, c->seg->nassigns, st, &err, &arg) < 0)
-        return SGX_STOP;
-    return dry_taint(r, c, st);
+    return 0;
 }
 
-static int simulate(sgx_run *r, line *L, sgx_node *n, state *st)
+/* The worlds command c (expanded as x in *s, which this takes over) leaves, added
+ * to out: a program's success and failure; a builtin's effect, and for a cd or a
+ * builtin with a redirection also its failure (no effect, status 1). */
+static int outcomes(sgx_run *r, line *L, cmd *c, const cexp *x, state *s, worlds *out)
 {
-    switch (n->kind) {
-    case SGX_N_CMD: {
-        int runs = 0;
-        if (simulate_cmd(r, L, &L->cmds[n->cmd], st, L->ran, &runs) < 0)
-            return SGX_STOP;
-        L->ran |= runs;
-        return 0;
+    /* success first: the first world to reach a command is the one in which every
+     * command before it succeeded, where it can */
+    int bi = builtin_of(x->nfields ? x->fields[0] : NULL);
+    state f;
+    int may_fail = (x->nfields && bi == BI_NONE) || bi == BI_CD || c->seg->nredirs;
+    if (may_fail && state_copy(&f, s) < 0) {
+        state_free(s);
+        return oom(r);
     }
-    case SGX_N_LIST:
-    case SGX_N_GROUP:
-        for (uint32_t i = 0; i < n->nkids; i++)
-            if (simulate(r, L, n->kids[i], st) < 0)
+    int rc = 0;
+    if (!(x->nfields && bi == BI_NONE)) {
+        char **asg = sg_arena_alloc(&r->a, (c->seg->nassigns + 1) * sizeof *asg);
+        const char *err = NULL, *arg;
+        for (uint32_t k = 0; asg && k < c->seg->nassigns; k++)
+            asg[k] = x->asg[k].f.v[0];
+        rc = !asg ? oom(r)
+             : apply_effect(r, c, x->fields, x->nfields, asg, c->seg->nassigns, s, &err, &arg, 1) < 0
+                   || dry_taint(r, c, x, s) < 0 ? SGX_STOP : 0;
+        s->status = err ? 1 : 0;
+    } else {
+        s->status = 0;
+    }
+    if (rc < 0)
+        state_free(s);
+    else
+        rc = worlds_add(r, L, out, s);
+    if (may_fail) {
+        /* a program's failure: any status; a builtin's: 1, and no effect */
+        f.status = x->nfields && bi == BI_NONE ? ST_FAILED : 1;
+        if (rc < 0)
+            state_free(&f);
+        else
+            rc = worlds_add(r, L, out, &f);
+    }
+    return rc < 0 ? SGX_STOP : 0;
+}
+
+static int walk(sgx_run *r, line *L, sgx_node *n, worlds *in, worlds *out);
+
+/* The $? values a world's commands are expanded with: its own, or where it is
+ * ST_FAILED, 1 and -- when the expansion with 1 read $? -- each up to 255 (-1:
+ * no more). */
+static int first_status(const state *w)
+{
+    return w->status == ST_FAILED ? 1 : w->status;
+}
+
+static int next_status(const state *w, int v, int read_status)
+{
+    return w->status == ST_FAILED && read_status && v < 255 ? v + 1 : -1;
+}
+
+/* Command ci (a CMD node) in every world of in; the worlds after it in out. */
+static int walk_cmd(sgx_run *r, line *L, uint32_t ci, worlds *in, worlds *out)
+{
+    cmd *c = &L->cmds[ci];
+    int runs = 0, ran0 = L->ran;
+    for (uint32_t i = 0; i < in->n; i++) {
+        const state *w = &in->v[i];
+        int read_status = 0;
+        for (int v = first_status(w); v >= 0; v = next_status(w, v, read_status)) {
+            state s;
+            if (state_copy(&s, w) < 0)
+                return oom(r);
+            s.status = v;
+            cexp x;
+            if (expand_cmd(r, L, c, &s, 0, -1, &x) < 0 || check_reading(r, L, c, &x, ran0, &runs) < 0
+                || record_reading(r, L, &ci, &x, 1) < 0) {
+                state_free(&s);
                 return SGX_STOP;
-        return 0;
-    case SGX_N_PIPE: {
-        if (n->nkids == 1)
-            return simulate(r, L, n->kids[0], st);
-        /* every element of a longer pipeline runs in a subshell; as exec_pipe runs
-         * it, the commands are expanded and decided (again) together, then start,
-         * and then the ( ) or { } part runs */
-        int ran0 = L->ran, runs = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            for (uint32_t i = 0; i < n->nkids; i++) {
-                sgx_node *e = n->kids[i];
-                if ((e->kind == SGX_N_CMD) != (pass == 0))
-                    continue;
-                state cp;
-                if (state_copy(&cp, st) < 0)
+            }
+            read_status = x.ustatus;
+            if (outcomes(r, L, c, &x, &s, out) < 0)
+                return SGX_STOP;
+        }
+    }
+    L->ran |= runs;
+    return 0;
+}
+
+/* A pipeline of more than one element, in every world of in: every element runs
+ * in a subshell; as exec_pipe runs it, the commands are expanded and decided
+ * (again) together, then start, and then the ( ) or { } part runs. */
+static int walk_pipe(sgx_run *r, line *L, sgx_node *n, worlds *in, worlds *out)
+{
+    uint32_t *cs = sg_arena_alloc(&r->a, n->nkids * sizeof *cs), ncs = 0;
+    cexp *xs = sg_arena_alloc(&r->a, n->nkids * sizeof *xs);
+    if (!cs || !xs)
+        return oom(r);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (n->kids[i]->kind == SGX_N_CMD)
+            cs[ncs++] = n->kids[i]->cmd;
+    int ran0 = L->ran, runs = 0;
+    for (uint32_t wi = 0; wi < in->n; wi++) {
+        const state *w = &in->v[wi];
+        int read_status = 0;
+        for (int v = first_status(w); v >= 0; v = next_status(w, v, read_status)) {
+            read_status = 0;
+            for (uint32_t i = 0; i < ncs; i++) {
+                state s;
+                if (state_copy(&s, w) < 0)
                     return oom(r);
-                int rc = pass == 0 ? simulate_cmd(r, L, &L->cmds[e->cmd], &cp, ran0, &runs) : simulate(r, L, e, &cp);
-                state_free(&cp);
+                s.status = v;
+                int rc = expand_cmd(r, L, &L->cmds[cs[i]], &s, 0, -1, &xs[i]);
+                state_free(&s);
+                if (rc < 0 || check_reading(r, L, &L->cmds[cs[i]], &xs[i], ran0, &runs) < 0)
+                    return SGX_STOP;
+                read_status |= xs[i].ustatus;
+            }
+            if (record_reading(r, L, cs, xs, ncs) < 0)
+                return SGX_STOP;
+            L->ran |= runs;
+            for (uint32_t i = 0; i < n->nkids; i++) {
+                if (n->kids[i]->kind == SGX_N_CMD)
+                    continue;
+                worlds one = { 0 }, res = { 0 };
+                int rc = worlds_add_copy(r, L, &one, w, v) < 0 ? SGX_STOP : walk(r, L, n->kids[i], &one, &res);
+                worlds_free(&one);
+                worlds_free(&res);
                 if (rc < 0)
                     return SGX_STOP;
             }
             L->ran |= runs;
         }
-        return 0;
-    }
-    case SGX_N_SUBSHELL: {
-        state cp;
-        if (state_copy(&cp, st) < 0)
-            return oom(r);
-        int rc = simulate(r, L, n->kids[0], &cp);
-        state_free(&cp);
-        return rc < 0 ? SGX_STOP : 0;
-    }
+        /* its status is the last element's: success or failure (! turns them) */
+        if (worlds_add_copy(r, L, out, w, n->negated ? 1 : 0) < 0
+            || worlds_add_copy(r, L, out, w, n->negated ? 0 : ST_FAILED) < 0)
+            return SGX_STOP;
     }
     return 0;
+}
+
+/* Node n in every world of in (freed); the worlds after it in out. */
+static int walk(sgx_run *r, line *L, sgx_node *n, worlds *in, worlds *out)
+{
+    int rc = 0;
+    switch (n->kind) {
+    case SGX_N_CMD:
+        rc = walk_cmd(r, L, n->cmd, in, out);
+        break;
+    case SGX_N_GROUP:
+        rc = walk(r, L, n->kids[0], in, out);
+        break;
+    case SGX_N_LIST: {
+        worlds cur = *in;
+        memset(in, 0, sizeof *in);
+        for (uint32_t i = 0; i < n->nkids && rc == 0; i++) {
+            sgx_node *x = n->kids[i];
+            worlds take = { 0 }, skip = { 0 }, res = { 0 };
+            /* an && item runs in the worlds where $? is 0, an || item in the others */
+            for (uint32_t k = 0; k < cur.n; k++) {
+                int runs = i == 0 || x->op == SGX_OP_SEQ || (x->op == SGX_OP_AND) == (cur.v[k].status == 0);
+                if (rc == 0)
+                    rc = worlds_add(r, L, runs ? &take : &skip, &cur.v[k]);
+                else
+                    state_free(&cur.v[k]);
+            }
+            cur.n = 0;
+            worlds_free(&cur);
+            if (rc == 0 && !take.n) {
+                /* no outcome reaches it (`: || cmd`): read it in those that skip
+                 * it, for the line's text, and drop what it leaves */
+                worlds cp = { 0 };
+                for (uint32_t k = 0; k < skip.n && rc == 0; k++)
+                    rc = worlds_add_copy(r, L, &cp, &skip.v[k], skip.v[k].status);
+                if (rc == 0)
+                    rc = walk(r, L, x, &cp, &res);
+                worlds_free(&cp);
+                worlds_free(&res);
+            } else if (rc == 0) {
+                rc = walk(r, L, x, &take, &res);
+            }
+            worlds_free(&take);
+            if (rc == 0)
+                rc = worlds_join(r, L, &res, &skip);
+            else
+                worlds_free(&skip);
+            cur = res;
+        }
+        if (rc == 0)
+            rc = worlds_join(r, L, out, &cur);
+        else
+            worlds_free(&cur);
+        break;
+    }
+    case SGX_N_PIPE:
+        if (n->nkids == 1) {
+            worlds res = { 0 };
+            rc = walk(r, L, n->kids[0], in, &res);
+            for (uint32_t k = 0; k < res.n && rc == 0; k++)
+                if (n->negated)
+                    res.v[k].status = res.v[k].status == 0;
+            if (rc == 0)
+                rc = worlds_join(r, L, out, &res);
+            else
+                worlds_free(&res);
+        } else {
+            rc = walk_pipe(r, L, n, in, out);
+        }
+        break;
+    case SGX_N_SUBSHELL:
+        /* its state is a copy: only its status comes out */
+        for (uint32_t k = 0; k < in->n && rc == 0; k++) {
+            worlds one = { 0 }, res = { 0 };
+            rc = worlds_add_copy(r, L, &one, &in->v[k], in->v[k].status);
+            if (rc == 0)
+                rc = walk(r, L, n->kids[0], &one, &res);
+            for (uint32_t j = 0; j < res.n && rc == 0; j++)
+                rc = worlds_add_copy(r, L, out, &in->v[k], res.v[j].status);
+            worlds_free(&one);
+            worlds_free(&res);
+        }
+        break;
+    }
+    worlds_free(in);
+    return rc < 0 ? SGX_STOP : 0;
 }
 
 /* Parse, plan, expand and decide line L starting in state st (not changed). 0: the
@@ -1138,39 +1512,77 @@ static int prepare_line(sgx_run *r, line *L, state *st)
         return oom(r);
     for (uint32_t k = 0; k < ncmds; k++)
         L->cmds[k].seg = &L->cl.seg[cmdseg[k]];
-    state dry;
-    if (state_copy(&dry, st) < 0)
-        return oom(r);
-    int rc = simulate(r, L, L->root, &dry);
-    state_free(&dry);
+    worlds in = { 0 }, out = { 0 };
+    int rc = worlds_add_copy(r, L, &in, st, st->status) < 0 ? SGX_STOP : walk(r, L, L->root, &in, &out);
+    worlds_free(&in);
+    worlds_free(&out);
     if (rc < 0)
         return SGX_STOP;
+    for (uint32_t k = 0; k < L->ncmds; k++)
+        if (!L->cmds[k].has_stat)
+            return stop(r, SGT_DENY, "executor", "%s", mismatch);
     /* Two readings of the line are decided before anything runs: the one whose
      * commands run (every $(...) as the empty string, decided again with its
      * output), and the one check sees, where each word known only at run time
      * stays as written -- its $(...) commands nested segments, decided as check
-     * decides them, a program or a name from one dynamic.  The stricter verdict is
-     * the line's. */
+     * decides them, a program or a name from one dynamic.  So is each other
+     * reading the dry walk found: the line as it is when a command before one of
+     * its commands failed (a cd that did not get there, a $? of 3, an assignment on
+     * a branch not taken).  The strictest verdict is the line's. */
     size_t n, na;
     char *text = render(r, L, &n, 0);
     char *atext = text ? render(r, L, &na, 1) : NULL;
     if (!text || !atext)
         return oom(r);
-    int as = -1;
+    const char *worst = NULL;
+    size_t wn = 0;
+    int ws = -1, worst_other = 0;
     if (na != n || memcmp(atext, text, n) != 0) {
         const sgr_result *ra = decide(r, L, atext, na, st);
         if (ra->oom)
             return oom(r);
-        as = sgt_strictness(ra->decision);
+        ws = sgt_strictness(ra->decision);
+        worst = atext;
+        wn = na;
+    }
+    for (uint32_t g = 0; g < L->nreadings; g++) {
+        const reading *rd = &L->readings[g];
+        for (uint32_t i = 0; i < rd->n; i++)
+            L->cmds[rd->cmd[i]].alt = &rd->x[i];
+        size_t gn, gan;
+        char *gt = render(r, L, &gn, 0);
+        char *gat = gt ? render(r, L, &gan, 1) : NULL;
+        for (uint32_t i = 0; i < rd->n; i++)
+            L->cmds[rd->cmd[i]].alt = NULL;
+        if (!gat)
+            return oom(r);
+        for (int form = 0; form < 2; form++) {
+            const char *t = form ? gat : gt;
+            size_t tl = form ? gan : gn;
+            if (form && tl == gn && memcmp(gat, gt, gn) == 0)
+                break;
+            const sgr_result *rg = decide(r, L, t, tl, st);
+            if (rg->oom)
+                return oom(r);
+            if (sgt_strictness(rg->decision) > ws) {
+                ws = sgt_strictness(rg->decision);
+                worst = t;
+                wn = tl;
+                worst_other = 1;
+            }
+        }
     }
     const sgr_result *res = decide(r, L, text, n, st);
     if (take_forms(r, L, res, 0) < 0)
         return SGX_STOP;
     L->decided_text = text;
-    if (as > sgt_strictness(res->decision)) {
-        res = decide(r, L, atext, na, st);   /* the result admission reads */
+    if (ws > sgt_strictness(res->decision)) {
+        res = decide(r, L, worst, wn, st);  /* the result admission reads */
         if (res->oom)
             return oom(r);
+        if (worst_other)
+            sgx_warn(r, "decided as the line would run after another outcome of an earlier command (a failure, "
+                     "a cd that does not get there, another $?): %.300s", worst);
     }
     r->last = res;
     return 0;
@@ -1264,7 +1676,7 @@ static int run_builtin(sgx_run *r, cmd *c, state *st, const int io[3])
         st->status = 1;
     } else {
         const char *err, *arg = "";
-        rc = apply_effect(r, c, v->argv, v->argc, v->asg, v->nasg, st, &err, &arg);
+        rc = apply_effect(r, c, v->argv, v->argc, v->asg, v->nasg, st, &err, &arg, 0);
         if (rc >= 0) {
             st->status = err ? 1 : 0;
             if (err)

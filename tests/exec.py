@@ -24,6 +24,7 @@ SG, HELPER, SRC, OUTSIDE = sys.argv[1:5]
 PACK = os.path.join(SRC, "tests/exec/exec.rules")
 PACK_NET = os.path.join(SRC, "tests/exec/exec_net.rules")
 PACK_LIMIT = os.path.join(SRC, "tests/exec/exec_limit.rules")
+PACK_OUT = os.path.join(SRC, "tests/exec/exec_outcomes.rules")
 T = tempfile.mkdtemp(prefix="sgx-test-")
 os.makedirs(OUTSIDE, exist_ok=True)
 WS = os.path.join(T, "ws")
@@ -209,6 +210,45 @@ check(rc == 126 and "PAYLOAD-RAN" not in j.get("stdout", "") and j.get("decision
 rc, j, _, _ = run("sgx_helper argv $(echo ask-me); sgx_helper write %s" % M)
 check(rc == 126 and j.get("stdout") == "" and "stopped before" in j.get("message", "") and not os.path.exists(M)
       and j.get("decision") == "ask", "a $(...) value is decided before its command runs", j)
+# every outcome of an earlier command is decided before anything runs: the line is
+# not stopped half run when a failure's $?, a cd that does not get there or a
+# branch not taken gives a later command other words
+# (other: the reading refused is not the one the line runs on if everything succeeds)
+for line, decision, rule, other in [
+        ("sgx_helper write M; false; sgx_helper argv code-$?", "ask", "exec_outcomes:status_ask", True),
+        ("sgx_helper write M; sgx_helper argv x; sgx_helper argv code-$?", "ask", "exec_outcomes:status_ask", True),
+        ("sgx_helper write M; cd missing-dir; sgx_helper argv *", "deny", "exec_outcomes:top_only", True),
+        ("sgx_helper write M; cd src; sgx_helper argv *", "deny", "exec_outcomes:top_only", True),
+        ("sgx_helper write M; cd src || sgx_helper argv *", "deny", "exec_outcomes:top_only", False),
+        ("X=set-a; sgx_helper write M; false && X=b; sgx_helper argv $X", "deny", "exec_outcomes:branch_deny", True),
+        ("X=set-a; sgx_helper write M; (false || export X=b; sgx_helper argv $X)", "deny",
+         "exec_outcomes:branch_deny", True),
+        ("sgx_helper write M; false | sgx_helper argv code-$?", "ask", "exec_outcomes:status_ask", True),
+        ("sgx_helper write M; X=1; false | sgx_helper argv code-$?", "allow", None, False),
+        ("sgx_helper write M; ! true; sgx_helper argv code-$? | cat", "ask", "exec_outcomes:status_ask", False)]:
+    if os.path.exists(M):
+        os.unlink(M)
+    rc, j, _, _ = run(line.replace(" M", " " + M), pack=PACK_OUT)
+    if decision == "allow":
+        check(rc == 0 and os.path.exists(M) and j.get("stdout", "").endswith("\n[code-0]\n"), "every outcome allowed: %r" % line, (rc, j))
+        continue
+    check(rc == 126 and not os.path.exists(M) and j.get("programs") == 0 and j.get("decision") == decision
+          and j.get("rule") == rule and other == any("another outcome" in w for w in j.get("warnings", [])),
+          "another outcome of an earlier command is decided before anything runs: %r" % line, j)
+# where every outcome is allowed, the line runs as bash runs it
+rc, j, _, _ = run("false; echo rc=$?", pack=PACK_OUT)
+check(rc == 0 and j.get("stdout") == "rc=1\n", "a failure's $? is read as it is", j)
+rc, j, _, _ = run("cd src && sgx_helper argv *", pack=PACK_OUT)
+check(rc == 0 and j.get("stdout") == "[main.c]\n", "a cd that gates its command with && decides one directory", j)
+if os.path.exists(M):
+    os.unlink(M)
+rc, j, _, _ = run("sgx_helper write %s; cd src; sgx_helper argv *.c" % M, pack=PACK_OUT)
+check(rc == 0 and os.path.exists(M) and j.get("stdout", "").endswith("\n[main.c]\n"), "both directories allowed: the line runs", (rc, j))
+os.unlink(M)
+rc, j, _, _ = run("sgx_helper argv x; sgx_helper argv x; sgx_helper argv x; sgx_helper argv x; echo $? $? $?",
+                  pack=PACK_OUT)
+check(rc == 0 and j.get("stdout") == "[x]\n[x]\n[x]\n[x]\n0 0 0\n", "many outcomes of one status read once", j)
+
 rc, j, _, _ = run("X=$(echo hi); cd $(echo src) && sgx_helper argv $X \"$(echo b c)\" * $PWD")
 check(rc == 0 and j.get("stdout") == "[hi][b c][main.c][%s]\n" % os.path.join(WS, "src"),
       "values of $(...) in the first commands run", j)
