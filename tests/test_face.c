@@ -1,6 +1,7 @@
 /* test_face.c - the library face (include/shellgate.h), through the public header
  * alone: every function, its errors, and one policy decided from 8 threads at once
  * giving the answers one thread gives.
+ * Linked against libshellgate.so: only its exported symbols are reachable.
  * usage: test_face EMBEDDED_DIR  (the build's compiled packs: EMBEDDED_DIR/readonly.sgt)
  * Runs in tests/ (the packs' case files are the thread test's corpus). */
 #include <cjson/cJSON.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "include/shellgate.h"
+#include <shellgate.h>
 #include "check.h"
 #include "slurp.h"
 
