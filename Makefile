@@ -8,16 +8,26 @@
 #   make fuzz   every libFuzzer harness for FUZZ_SECONDS (default 60) each
 #   make install  the binary, libshellgate.so/.a, the header, shellgate.pc, the CMake
 #               package, man pages and bash completion under PREFIX (default
-#               /usr/local), staged under DESTDIR when set
+#               /usr/local), staged under DESTDIR when set, from the tree BUILD_DIR:
+#               by default build, made first as `make build` makes it; a BUILD_DIR
+#               given must be configured already, and is brought up to date with
+#               cmake --build and installed as configured (no profiled rebuild)
 MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
-.PHONY: install
-install: build
-	@DESTDIR="$(DESTDIR)" cmake --install build --prefix "$(PREFIX)"
+BUILD_DIR ?= build
+.PHONY: install install-tree
+# BUILD_DIR left to its default: the tree is built (profiled) first, as `make build`
+# makes it; a BUILD_DIR given is the caller's configured tree, only brought up to date
+install: $(if $(filter file,$(origin BUILD_DIR)),build,install-tree)
+	@DESTDIR="$(DESTDIR)" cmake --install "$(BUILD_DIR)" --prefix "$(PREFIX)"
+install-tree:
+	@test -f "$(BUILD_DIR)/CMakeCache.txt" || { echo "make install: BUILD_DIR=$(BUILD_DIR) is not a" \
+	    "configured build tree (cmake -S . -B $(BUILD_DIR) first, or leave BUILD_DIR unset)" >&2; exit 1; }
+	@cmake --build "$(BUILD_DIR)" -j $(JOBS)
 
 .PHONY: all deps build build-asan build-fuzz build-release demo test test-normal test-asan test-fuzz bench fuzz clean
 

@@ -3,7 +3,9 @@
 # puts every promised file in place, and docs/example.c builds against the
 # installed tree alone: with `pkg-config --cflags --libs shellgate` (shared), with
 # pkg-config --static (libshellgate.a), and with find_package(shellgate); each
-# binary runs and decides.  usage: install.sh BUILDDIR SRCDIR WORKDIR
+# binary runs and decides.  `make install BUILD_DIR=BUILDDIR` (the Makefile's
+# front) puts the same files under another prefix, from this tree as it is (no
+# profiled rebuild).  usage: install.sh BUILDDIR SRCDIR WORKDIR
 set -u
 B=$1
 SRC=$2
@@ -16,21 +18,57 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
+# every promised file under DESTDIR/PREFIX, and nothing outside the prefix
+installed() { # destdir prefix how
+    p="$1$2"
+    libdir=$(cd "$p" 2>/dev/null && ls -d lib*/pkgconfig | sed 's#/pkgconfig$##')
+    for f in bin/shellgate include/shellgate.h "$libdir/libshellgate.a" "$libdir/libshellgate.so" \
+             "$libdir/pkgconfig/shellgate.pc" "$libdir/cmake/shellgate/shellgateConfig.cmake" \
+             "$libdir/cmake/shellgate/shellgateConfigVersion.cmake" share/man/man1/shellgate.1 \
+             share/man/man5/shellgate-rules.5 share/bash-completion/completions/shellgate; do
+        [ -e "$p/$f" ] && ok || bad "$3: not installed: $f"
+    done
+    so=$(ls "$p/$libdir"/libshellgate.so.* 2>/dev/null | head -1)
+    [ -n "$so" ] && ok || bad "$3: no versioned libshellgate.so.N"
+    [ -z "$(cd "$1" && find . ! -type d ! -path ".$2/*")" ] && ok || bad "$3: files outside the prefix"
+}
+
 PREFIX=/opt/shellgate-test
 DESTDIR="$W/stage" cmake --install "$B" --prefix "$PREFIX" >"$W/install.log" 2>&1 \
     && ok || { bad "cmake --install"; cat "$W/install.log" >&2; finish; }
 P="$W/stage$PREFIX"
 LIBDIR=$(cd "$P" && ls -d lib*/pkgconfig | sed 's#/pkgconfig$##')
-for f in bin/shellgate include/shellgate.h "$LIBDIR/libshellgate.a" "$LIBDIR/libshellgate.so" \
-         "$LIBDIR/pkgconfig/shellgate.pc" "$LIBDIR/cmake/shellgate/shellgateConfig.cmake" \
-         "$LIBDIR/cmake/shellgate/shellgateConfigVersion.cmake" share/man/man1/shellgate.1 \
-         share/man/man5/shellgate-rules.5 share/bash-completion/completions/shellgate; do
-    [ -e "$P/$f" ] && ok || bad "not installed: $f"
-done
-so=$(ls "$P/$LIBDIR"/libshellgate.so.* 2>/dev/null | head -1)
-[ -n "$so" ] && ok || bad "no versioned libshellgate.so.N"
-# nothing outside the prefix
-[ -z "$(cd "$W/stage" && find . -type f ! -path ".$PREFIX/*")" ] && ok || bad "files outside the prefix"
+installed "$W/stage" "$PREFIX" "cmake --install"
+
+# make install from this tree: the same files under its PREFIX, and no rebuild (the
+# default BUILD_DIR, a fresh clone's, is built first: profiled, as make build does).
+# The caller's make flags (a -n, a jobserver) are not passed on.
+PREFIX2=/opt/other
+unset MAKEFLAGS MFLAGS MAKELEVEL
+if command -v make >/dev/null; then
+    if make -C "$SRC" install BUILD_DIR="$B" PREFIX="$PREFIX2" DESTDIR="$W/stage2" >"$W/make.log" 2>&1; then
+        ok
+        installed "$W/stage2" "$PREFIX2" "make install"
+        (cd "$P" && find . | sort) >"$W/files.1"
+        (cd "$W/stage2$PREFIX2" && find . | sort) >"$W/files.2"
+        cmp -s "$W/files.1" "$W/files.2" && ok || { bad "make install: not the files cmake --install put";
+            diff "$W/files.1" "$W/files.2" >&2; }
+    else
+        bad "make install BUILD_DIR=$B"; cat "$W/make.log" >&2
+    fi
+    make -n -C "$SRC" install BUILD_DIR="$B" >"$W/make-n.log" 2>&1
+    grep -q 'pgo\.sh\|deps\.sh' "$W/make-n.log" && bad "make install BUILD_DIR=... rebuilds through make build" || ok
+    make -n -C "$SRC" install >"$W/make-n.log" 2>&1
+    grep -q 'scripts/deps\.sh' "$W/make-n.log" && grep -q 'cmake --build build ' "$W/make-n.log" \
+        && grep -q 'cmake --install "build"' "$W/make-n.log" && ok \
+        || { bad "make install (default BUILD_DIR) does not build first"; cat "$W/make-n.log" >&2; }
+    make -C "$SRC" install BUILD_DIR="$W/nothing" DESTDIR="$W/stage3" >"$W/make.log" 2>&1 \
+        && bad "make install from an unconfigured BUILD_DIR succeeded" || ok
+    grep -q 'not a configured build tree' "$W/make.log" && [ ! -e "$W/stage3" ] && ok \
+        || { bad "make install from an unconfigured BUILD_DIR: no reason, or files installed"; cat "$W/make.log" >&2; }
+else
+    echo "no make: make install not tried" >&2
+fi
 # the installed binary is the built one, and runs from its new place
 "$P/bin/shellgate" --version >"$W/v" 2>&1 && grep -q '^shellgate [0-9]' "$W/v" && ok || bad "installed shellgate --version"
 
