@@ -3,7 +3,8 @@
 # puts every promised file in place, and docs/example.c builds against the
 # installed tree alone: with `pkg-config --cflags --libs shellgate` (shared), with
 # pkg-config --static (libshellgate.a), and with find_package(shellgate); each
-# binary runs and decides.  `make install BUILD_DIR=BUILDDIR` (the Makefile's
+# binary runs and decides; shellgate.pc names the prefix (pkg-config --define-prefix
+# reads the staged tree).  `make install BUILD_DIR=BUILDDIR` (the Makefile's
 # front) puts the same files under another prefix, from this tree as it is (no
 # profiled rebuild).  usage: install.sh BUILDDIR SRCDIR WORKDIR
 set -u
@@ -28,6 +29,10 @@ installed() { # destdir prefix how
              share/man/man5/shellgate-rules.5 share/bash-completion/completions/shellgate; do
         [ -e "$p/$f" ] && ok || bad "$3: not installed: $f"
     done
+    # shellgate.pc names the prefix itself, in the plain form: no '..', no '//'
+    pc="$p/$libdir/pkgconfig/shellgate.pc"
+    grep -qx "prefix=$2" "$pc" && ok || { bad "$3: shellgate.pc does not say prefix=$2"; cat "$pc" >&2; }
+    grep -q '\.\.\|//' "$pc" && { bad "$3: shellgate.pc has a '..' or a '//'"; cat "$pc" >&2; } || ok
     so=$(ls "$p/$libdir"/libshellgate.so.* 2>/dev/null | head -1)
     [ -n "$so" ] && ok || bad "$3: no versioned libshellgate.so.N"
     [ -z "$(cd "$1" && find . ! -type d ! -path ".$2/*")" ] && ok || bad "$3: files outside the prefix"
@@ -72,7 +77,12 @@ fi
 # the installed binary is the built one, and runs from its new place
 "$P/bin/shellgate" --version >"$W/v" 2>&1 && grep -q '^shellgate [0-9]' "$W/v" && ok || bad "installed shellgate --version"
 
+# the staged tree is not at its prefix yet: pkg-config --define-prefix takes the
+# prefix from where shellgate.pc is (pkgconf; its libdir and includedir follow)
 export PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig"
+[ "$(pkg-config --variable=libdir shellgate)" = "$PREFIX/$LIBDIR" ] && ok || bad "pkg-config libdir: not $PREFIX/$LIBDIR"
+[ "$(pkg-config --define-prefix --variable=includedir shellgate)" = "$P/include" ] && ok \
+    || bad "pkg-config --define-prefix includedir: not $P/include"
 cd "$W" || exit 1
 want_out() { # binary description
     LD_LIBRARY_PATH="$P/$LIBDIR" "$1" default "ls -la" "git push origin main" >"$W/out.1" 2>"$W/err.1"
@@ -87,15 +97,15 @@ want_out() { # binary description
         bad "$2: exits $e1 $e2"; cat "$W/out.1" "$W/err.1" "$W/out.2" "$W/err.2" >&2
     fi
 }
-cc -Wall -Wextra -Werror -o example "$SRC/docs/example.c" $(pkg-config --cflags --libs shellgate) 2>"$W/cc.log" \
-    && ok || { bad "cc with pkg-config --cflags --libs shellgate"; cat "$W/cc.log" >&2; }
+cc -Wall -Wextra -Werror -o example "$SRC/docs/example.c" $(pkg-config --define-prefix --cflags --libs shellgate) \
+    2>"$W/cc.log" && ok || { bad "cc with pkg-config --cflags --libs shellgate"; cat "$W/cc.log" >&2; }
 [ -x example ] && want_out ./example "pkg-config build"
 # linked against the installed shared library, by its SONAME
 LD_LIBRARY_PATH="$P/$LIBDIR" ldd ./example 2>/dev/null | grep -q "libshellgate.so.[0-9]* => $P/$LIBDIR/" && ok \
     || bad "the example does not load the installed libshellgate.so"
 
-cc -Wall -Werror -o example_static "$SRC/docs/example.c" $(pkg-config --cflags shellgate) \
-    $(pkg-config --static --libs shellgate | sed 's/-lshellgate/-l:libshellgate.a/') 2>"$W/cc.log" \
+cc -Wall -Werror -o example_static "$SRC/docs/example.c" $(pkg-config --define-prefix --cflags shellgate) \
+    $(pkg-config --define-prefix --static --libs shellgate | sed 's/-lshellgate/-l:libshellgate.a/') 2>"$W/cc.log" \
     && ok || { bad "cc with pkg-config --static"; cat "$W/cc.log" >&2; }
 if [ -x example_static ]; then
     ldd ./example_static | grep -q libshellgate && bad "the static example loads libshellgate.so" || ok
