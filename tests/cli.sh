@@ -291,6 +291,35 @@ has "$T/out" "$id2  session" "the session approval is listed"
 HOME="$T/home" SHELLGATE_SESSION=s1 expect_exit 0 "approved" "$SG" check --state "$T/st2" -- 'git push origin main'
 HOME="$T/home" expect_exit 0 "revoke the approval" "$SG" revoke "$id2" --state "$T/st2"
 HOME="$T/home" SHELLGATE_SESSION=s1 expect_exit 2 "asks again after revoke" "$SG" check --state "$T/st2" -- 'git push origin main'
+# approvals --json is JSON Lines (docs/shellgate.1): one object per entry, each with
+# the same keys, strings escaped; none at all prints nothing and exits 0
+J="$T/home/.config"
+HOME="$T/home" XDG_CONFIG_HOME="$J" expect_exit 0 "approvals --json, no store yet" "$SG" approvals --json --state "$T/st3"
+[ -s "$T/out" ] && { bad "approvals --json with no store prints something"; cat "$T/out" >&2; } || ok
+HOME="$T/home" XDG_CONFIG_HOME="$J" "$SG" check --state "$T/st3" -- 'git push origin main' >"$T/out" 2>&1
+id3=$(sed -n 's/.*approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+HOME="$T/home" XDG_CONFIG_HOME="$J" SHELLGATE_SESSION=s1 "$SG" approve "$id3" --session --state "$T/st3" >/dev/null 2>&1
+HOME="$T/home" XDG_CONFIG_HOME="$J" "$SG" check --state "$T/st3" -- "$(printf 'git push origin "a\\"b\tc"')" >"$T/out" 2>&1
+id4=$(sed -n 's/.*approval: \([0-9a-f]*\) .*/\1/p' "$T/out")
+HOME="$T/home" XDG_CONFIG_HOME="$J" expect_exit 0 "approvals --json" "$SG" approvals --json --state "$T/st3"
+python3 - "$T/out" "$id3" "$id4" <<'PY' && ok || { bad "approvals --json: not one object a line with its keys"; cat "$T/out" >&2; }
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+assert text.endswith("\n")
+rows = [json.loads(line) for line in text[:-1].split("\n")]
+assert len(rows) == 2, rows
+for r in rows:
+    assert set(r) == {"id", "state", "command", "cwd", "session", "created"}, r
+    assert all(isinstance(r[k], str) for k in ("id", "state", "command", "cwd", "session")), r
+    assert isinstance(r["created"], (int, float)) and r["created"] >= 0, r
+by_id = {r["id"]: r for r in rows}
+assert by_id[sys.argv[2]]["state"] == "session" and by_id[sys.argv[2]]["session"] == "s1", rows
+assert by_id[sys.argv[3]]["state"] == "pending" and by_id[sys.argv[3]]["created"] > 0, rows
+assert by_id[sys.argv[3]]["command"] == 'git push origin "a\\"b\tc"', rows
+PY
+for i in "$id3" "$id4"; do HOME="$T/home" XDG_CONFIG_HOME="$J" "$SG" revoke "$i" --state "$T/st3" >/dev/null 2>&1; done
+HOME="$T/home" XDG_CONFIG_HOME="$J" expect_exit 0 "approvals --json, all revoked" "$SG" approvals --json --state "$T/st3"
+[ -s "$T/out" ] && { bad "approvals --json on an empty store prints something"; cat "$T/out" >&2; } || ok
 
 
 # ---- each verb takes the options it uses, and refuses the rest --------------------
