@@ -27,6 +27,7 @@ typedef struct sgc_comp {
     sgc_source *files;
     uint32_t nfiles, capfiles;
     int nerrors;
+    int nwarnings;           /* reported, and not counted in nerrors */
     int oom;
 } sgc_comp;
 
@@ -35,6 +36,10 @@ void sgc_error(sgc_comp *c, sgc_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The same with a note line appended (e.g. "did you mean 'tools'?"). */
 void sgc_error_note(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Report a warning: the same format with "warning:", a note line when note is not
+ * NULL; it does not fail the compilation (`shellgate compile --strict` does). */
+void sgc_warning_note(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void sgc_oom(sgc_comp *c);
 /* Levenshtein distance, capped (for "did you mean"). */

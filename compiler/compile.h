@@ -10,8 +10,13 @@
 /* Look up an embedded source by name ("std/wrappers", "readonly"): set *text and
  * *len and return 1, or return 0. */
 typedef int (*sgc_embedded_fn)(void *ud, const char *name, const char **text, size_t *len);
-/* Receives one complete diagnostic (several lines, no trailing newline). */
+/* Receives one complete diagnostic (several lines, no trailing newline).  Its
+ * first line is "FILE:LINE:COL: error: MESSAGE" (or "shellgate: error: ..." where
+ * no place applies); a warning says "warning:" instead and does not fail the
+ * compilation. */
 typedef void (*sgc_diag_fn)(void *ud, const char *text);
+/* Is text (as a sgc_diag_fn receives it) a warning?  1 or 0. */
+int sgc_diag_is_warning(const char *text);
 
 typedef struct sgc_options {
     const char *const *include_dirs;

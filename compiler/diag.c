@@ -1,5 +1,5 @@
-/* diag.c - compiler diagnostics: file:line:col: error: message, the source line,
- * a caret under the span (STYLE 8); line numbers are computed lazily. */
+/* diag.c - compiler diagnostics: file:line:col: error: message (or warning:), the
+ * source line, a caret under the span (STYLE 8); line numbers are computed lazily. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,11 +47,16 @@ uint32_t sgc_line_of(sgc_comp *c, uint32_t f, uint32_t off)
     return lo + 1;
 }
 
-static void vreport(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt, va_list ap)
+/* One diagnostic, an error or a warning (only an error fails the compilation). */
+static void vreport(sgc_comp *c, sgc_loc loc, int warning, const char *note, const char *fmt, va_list ap)
 {
     char buf[2048];
     size_t n = 0;
-    c->nerrors++;
+    const char *what = warning ? "warning" : "error";
+    if (warning)
+        c->nwarnings++;
+    else
+        c->nerrors++;
     if (!c->opt || !c->opt->diag)
         return;
     if (loc.file < c->nfiles) {
@@ -59,7 +64,7 @@ static void vreport(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt,
         uint32_t line = sgc_line_of(c, loc.file, loc.off);
         uint32_t ls = line ? s->lines[line - 1] : 0;
         uint32_t col = loc.off - ls + 1;
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%u:%u: error: ", s->name, line, col);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%u:%u: %s: ", s->name, line, col, what);
         if (n < sizeof buf)
             n += (size_t)vsnprintf(buf + n, sizeof buf - n, fmt, ap);
         const char *lp = s->text + ls, *le = lp;
@@ -77,7 +82,7 @@ static void vreport(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt,
             buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
         }
     } else {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "shellgate: error: ");
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "shellgate: %s: ", what);
         if (n < sizeof buf)
             n += (size_t)vsnprintf(buf + n, sizeof buf - n, fmt, ap);
     }
@@ -91,7 +96,7 @@ void sgc_error(sgc_comp *c, sgc_loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(c, loc, NULL, fmt, ap);
+    vreport(c, loc, 0, NULL, fmt, ap);
     va_end(ap);
 }
 
@@ -99,8 +104,33 @@ void sgc_error_note(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt,
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(c, loc, note, fmt, ap);
+    vreport(c, loc, 0, note, fmt, ap);
     va_end(ap);
+}
+
+void sgc_warning_note(sgc_comp *c, sgc_loc loc, const char *note, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, loc, 1, note, fmt, ap);
+    va_end(ap);
+}
+
+int sgc_diag_is_warning(const char *text)
+{
+    /* the first line is "NAME:LINE:COL: warning: ..." or "shellgate: warning: ...";
+     * NAME is a file name, so look for the first ": error: " or ": warning: " */
+    const char *nl = strchr(text, '\n');
+    size_t n = nl ? (size_t)(nl - text) : strlen(text);
+    for (size_t i = 0; i + 2 < n; i++) {
+        if (text[i] != ':' || text[i + 1] != ' ')
+            continue;
+        if (n - i >= 9 && memcmp(text + i, ": error: ", 9) == 0)
+            return 0;
+        if (n - i >= 11 && memcmp(text + i, ": warning: ", 11) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 void sgc_oom(sgc_comp *c)

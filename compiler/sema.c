@@ -627,6 +627,159 @@ static void check_shadowing(sema *s)
     sg_free(tab);
 }
 
+/* ---- subcommand tests of programs whose value options are unknown ----------
+ * `subcommand` is the first operand after the options, and only the options a
+ * declaration lists as taking a value have their value skipped: for a program
+ * with none declared, `kubectl -n prod delete` has the subcommand `prod`.  A rule
+ * that tests the subcommand of a program it names then silently misses; in a pack
+ * whose default allows, that is a way around it.  So each program a rule names
+ * next to a `subcommand` test is looked up among the declarations of every file
+ * compiled together, and one without a clause whose options take a value (the
+ * clauses emit.c puts in a progspec's value list; an empty `value { }` says "none")
+ * is a warning.  `arg at N` is the word at a fixed place, whatever is declared:
+ * declaring options would not change it, so it is not warned about. */
+
+/* Does d say which of its program's options take a value? */
+static int declares_values(const sgc_progdecl *d)
+{
+    for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
+        if (cl->kind == SGC_CL_VALUE || cl->kind == SGC_CL_TEXT || cl->kind == SGC_CL_CWD
+            || cl->kind == SGC_CL_LOOKUP || cl->kind == SGC_CL_ARGV0 || cl->kind == SGC_CL_CODE)
+            return 1;
+    return 0;
+}
+
+/* The conditions a subcommand test is conjoined with, innermost first: the other
+ * sides of the `and`s above it. */
+typedef struct conj_ctx {
+    const sgc_cond *c;
+    const struct conj_ctx *up;
+} conj_ctx;
+
+typedef struct subcmd_check {
+    sema *s;
+    ntab decls;                      /* program name -> its sgc_progdecl */
+    const sgc_lrule *rule;           /* NULL: a rate limit's condition */
+    const sgc_limit *limit;
+    ntab warned;                     /* the programs warned about for this rule */
+} subcmd_check;
+
+static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, uint32_t len)
+{
+    if (len == 0 || memchr(name, '/', len) || ntab_find(&k->warned, name, len))
+        return;
+    const named *d = ntab_find(&k->decls, name, len);
+    if (d && declares_values(d->ptr))
+        return;
+    if (ntab_add(&k->warned, name, len, NULL, 0) < 0) {
+        sgc_oom(k->s->c);
+        return;
+    }
+    char what[700], note[900];
+    if (k->rule)
+        snprintf(what, sizeof what, "rule %s", k->rule->id);
+    else
+        snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+    if (d) {
+        const sgc_progdecl *pd = d->ptr;
+        snprintf(note, sizeof note, "an option's value before the subcommand is taken for it ('prod' in "
+                 "'kubectl -n prod delete'), so the rule misses; list the options of '%.*s' that take a value "
+                 "in its declaration at %s:%u (value { ... }; an empty value { } says it has none)",
+                 (int)len, name, k->s->c->files[pd->loc.file].name, sgc_line_of(k->s->c, pd->loc.file, pd->loc.off));
+        sgc_warning_note(k->s->c, at->loc, note, "%s tests the subcommand of '%.*s', whose declaration lists "
+                         "none of its options that take a value", what, (int)len, name);
+    } else {
+        snprintf(note, sizeof note, "an option's value before the subcommand is taken for it ('prod' in "
+                 "'kubectl -n prod delete'), so the rule misses; declare the options that take a value: "
+                 "command %.*s { value { ... } } (an empty value { } says it has none)", (int)len, name);
+        sgc_warning_note(k->s->c, at->loc, note, "%s tests the subcommand of '%.*s', and no declaration says "
+                         "which of its options take a value", what, (int)len, name);
+    }
+}
+
+/* Warn about each program c names (`program` tests, through `and`/`or`; not
+ * under `not`), for the subcommand test at. */
+static void programs_named(subcmd_check *k, const sgc_cond *c, const sgc_cond *at)
+{
+    if (!c)
+        return;
+    if (c->kind == SGC_C_AND || c->kind == SGC_C_OR) {
+        programs_named(k, c->a, at);
+        programs_named(k, c->b, at);
+        return;
+    }
+    if (c->kind != SGC_C_PROGRAM || !c->set || c->set->set_index < 0)
+        return;
+    const sgc_lset *ls = &k->s->p->sets[c->set->set_index];
+    for (uint32_t i = 0; i < ls->nitems; i++)
+        if (ls->items[i]->kind == SGC_ITEM_WORD)
+            warn_program(k, at, ls->items[i]->text, ls->items[i]->len);
+}
+
+static void find_subcommands(subcmd_check *k, const sgc_cond *c, const conj_ctx *ctx)
+{
+    if (!c)
+        return;
+    switch (c->kind) {
+    case SGC_C_AND: {
+        conj_ctx left = { c->b, ctx }, right = { c->a, ctx };
+        find_subcommands(k, c->a, &left);
+        find_subcommands(k, c->b, &right);
+        return;
+    }
+    case SGC_C_OR:
+        find_subcommands(k, c->a, ctx);
+        find_subcommands(k, c->b, ctx);
+        return;
+    case SGC_C_NOT:
+        find_subcommands(k, c->a, ctx);
+        return;
+    case SGC_C_SUBCOMMAND:
+        for (const conj_ctx *x = ctx; x; x = x->up)
+            programs_named(k, x->c, c);
+        return;
+    default:
+        return;
+    }
+}
+
+static void check_subcommand_programs(sema *s)
+{
+    sgc_comp *c = s->c;
+    subcmd_check k;
+    memset(&k, 0, sizeof k);
+    k.s = s;
+    for (uint32_t f = 0; f < s->p->norder; f++)
+        for (sgc_progdecl *d = c->files[s->p->order[f]].ast.progs; d; d = d->next)
+            for (const sgc_wlist *w = d->names; w; w = w->next)
+                if (!ntab_find(&k.decls, w->tok.text, w->tok.len)
+                    && ntab_add(&k.decls, w->tok.text, w->tok.len, d, s->p->order[f]) < 0) {
+                    sgc_oom(c);
+                    goto out;
+                }
+    for (uint32_t i = 0; i < s->p->nrules && !c->oom; i++) {
+        k.rule = &s->p->rules[i];
+        k.warned.n = 0;
+        if (k.warned.slots)
+            memset(k.warned.slots, 0, sizeof *k.warned.slots * k.warned.nslots);
+        find_subcommands(&k, k.rule->rule->cond, NULL);
+    }
+    k.rule = NULL;
+    for (uint32_t f = 0; f < s->p->norder && !c->oom; f++)
+        for (const sgc_limit *l = c->files[s->p->order[f]].ast.limits; l; l = l->next) {
+            k.limit = l;
+            k.warned.n = 0;
+            if (k.warned.slots)
+                memset(k.warned.slots, 0, sizeof *k.warned.slots * k.warned.nslots);
+            find_subcommands(&k, l->when, NULL);
+        }
+out:
+    sg_free(k.decls.v);
+    sg_free(k.decls.slots);
+    sg_free(k.warned.v);
+    sg_free(k.warned.slots);
+}
+
 /* ---- Lua hooks ------------------------------------------------------------ */
 
 static int ident_char(char ch)
@@ -1103,6 +1256,8 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
         }
     if (!c->nerrors)
         check_shadowing(&s);
+    if (!c->nerrors)
+        check_subcommand_programs(&s);
 out:
     sg_free(s.sets.v);
     sg_free(s.ids.v);
