@@ -31,12 +31,13 @@ static const verb_help verbs[] = {
       "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... --batch\n"
       "  POLICY: [-I DIR]... [--require-signature KEY.pub] [--scope NAME] (how it loads)\n" },
     { "test", "run inline tests (.rules) and case files (.cases); \"N passed, N failed\"",
-      "usage: shellgate test [-p POLICY] [--coverage | --json] [-I DIR]... FILE...\n"
-      "  POLICY: [--require-signature KEY.pub] [--scope NAME] (how it loads)\n" },
+      "usage: shellgate test [-p POLICY] [--coverage | --json] [--strict] [-I DIR]... FILE...\n"
+      "  POLICY: [--require-signature KEY.pub] [--scope NAME] (how it loads)\n"
+      "--strict: a pack compiled with warnings fails, as one with errors does.\n" },
     { "compile", "compile rule files to a table; --check only diagnoses and runs the tests",
-      "usage: shellgate compile [-o OUT.sgt] [--check] [--json] [-I DIR]... FILE...\n"
+      "usage: shellgate compile [-o OUT.sgt] [--check] [--strict] [--json] [-I DIR]... FILE...\n"
       "One FILE writes FILE.sgt (or OUT.sgt); several files compile to one table only\n"
-      "with -o.\n" },
+      "with -o.  --strict: a warning fails the compile as an error does (exit 65).\n" },
     { "dump", "print a table in readable form",
       "usage: shellgate dump [--json] [-I DIR]... [--require-signature KEY.pub] [--scope NAME] POLICY\n" },
     { "decompile", "print rule text that compiles to the same decisions",

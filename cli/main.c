@@ -91,6 +91,13 @@ static int compile_json(const cli *o, const sg_policy *p, unsigned pass, unsigne
     return print_json(j);
 }
 
+/* --strict: the pack compiled with warnings, which fail it as an error would. */
+static void strict_refused(const char *verb, const char *file, unsigned warnings)
+{
+    fprintf(stderr, "%s %s: %s: %u warning%s, and --strict makes a warning an error\n", prog_name, verb, file,
+            warnings, warnings == 1 ? "" : "s");
+}
+
 static int cmd_compile(int argc, char **argv)
 {
     cli o;
@@ -109,10 +116,16 @@ static int cmd_compile(int argc, char **argv)
     }
     if (o.json)
         json_failures = cJSON_CreateArray();
-    sg_load_options lo = { o.incs, o.ninc, cli_print_diag, NULL, NULL, NULL };
+    unsigned warnings = 0;
+    sg_load_options lo = { o.incs, o.ninc, cli_print_diag, &warnings, NULL, NULL };
     uint8_t *bytes = NULL;
     size_t len = 0;
     int r = sg_compile_files((const char *const *)o.rest, (size_t)o.nrest, &lo, &bytes, &len);
+    if (!r && o.strict && warnings) {
+        strict_refused("compile", o.rest[0], warnings);
+        sg_free(bytes);
+        r = EX_DATAERR;
+    }
     if (r) {
         if (o.json)
             compile_json(&o, NULL, 0, 0, NULL);
@@ -483,6 +496,21 @@ static ssize_t case_getline(char **line, size_t *cap, FILE *f, char **held, unsi
     }
 }
 
+/* cli_load_policy for `test`: under --strict, a policy compiled with warnings is
+ * refused as one with errors (EX_DATAERR). */
+static sg_policy *test_load_policy(const cli *o, int *status)
+{
+    unsigned before = o->warnings ? *o->warnings : 0;
+    sg_policy *p = cli_load_policy(o, status);
+    if (p && o->strict && o->warnings && *o->warnings > before) {
+        strict_refused("test", o->policy ? o->policy : "default", *o->warnings - before);
+        sg_policy_free(p);
+        *status = EX_DATAERR;
+        return NULL;
+    }
+    return p;
+}
+
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does; "#cwd DIR" runs the lines
  * after it in DIR (relative to the case file's directory; "#cwd" alone: the
@@ -511,7 +539,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             int st;
             char *pol = sg_strndup(po.policy ? po.policy : "default", strlen(po.policy ? po.policy : "default"));
             po.policy = pol;
-            p = cli_load_policy(&po, &st);
+            p = test_load_policy(&po, &st);
             sg_free(pol);
             if (!p) {
                 rc = st;
@@ -542,7 +570,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             continue;
         if (!p) {
             int st;
-            p = cli_load_policy(&po, &st);
+            p = test_load_policy(&po, &st);
             if (!p) {
                 rc = st;
                 break;
@@ -598,7 +626,7 @@ static int run_coverage(const cli *o, unsigned *pass, unsigned *fail)
             if (ends_with(o->rest[i], ".rules"))
                 po.policy = o->rest[i];
     int st;
-    sg_policy *p = cli_load_policy(&po, &st);
+    sg_policy *p = test_load_policy(&po, &st);
     if (!p)
         return st;
     cover cv = { calloc(p->t->nrules ? p->t->nrules : 1, 1) };
@@ -660,6 +688,8 @@ static int cmd_test(int argc, char **argv)
     cli o;
     memset(&o, 0, sizeof o);
     o.verb = "test";
+    unsigned warnings = 0;
+    o.warnings = &warnings;
     if (cli_parse_opts(&o, argc, argv) < 0)
         return EX_USAGE;
     if (o.nrest < 1) {
@@ -690,7 +720,7 @@ static int cmd_test(int argc, char **argv)
         cli po = o;
         po.policy = f;
         int st;
-        sg_policy *p = cli_load_policy(&po, &st);
+        sg_policy *p = test_load_policy(&po, &st);
         if (!p) {
             rc = st;
             fail++;

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include "cli/opts.h"
 #include "cli/help.h"
+#include "compiler/compile.h"
 
 const char *const prog_name = "shellgate";
 
 void cli_print_diag(void *ud, const char *text)
 {
-    (void)ud;
+    if (ud && sgc_diag_is_warning(text))
+        ++*(unsigned *)ud;
     fprintf(stderr, "%s\n", text);
 }
 
@@ -21,7 +23,7 @@ enum {
     OP_STORE = 1u << 10,               /* --rate-store and its -down, -timeout */
     OP_LOAD = 1u << 11,                /* --require-signature, --scope: how the POLICY loads */
     OP_AGENT = 1u << 12, OP_LOG = 1u << 13, OP_NONINT = 1u << 14, OP_APPROVE = 1u << 15, /* --once... */
-    OP_COVERAGE = 1u << 16, OP_ARGV = 1u << 17, OP_TEAM = 1u << 18,
+    OP_COVERAGE = 1u << 16, OP_ARGV = 1u << 17, OP_TEAM = 1u << 18, OP_STRICT = 1u << 19,
 };
 
 static const struct {
@@ -34,7 +36,7 @@ static const struct {
     { "--rate-store-timeout", OP_STORE }, { "--require-signature", OP_LOAD }, { "--scope", OP_LOAD },
     { "--agent", OP_AGENT }, { "--team", OP_TEAM }, { "--log", OP_LOG }, { "--log-max-bytes", OP_LOG }, { "--non-interactive", OP_NONINT },
     { "--once", OP_APPROVE }, { "--session", OP_APPROVE }, { "--always", OP_APPROVE },
-    { "--coverage", OP_COVERAGE }, { "--argv", OP_ARGV },
+    { "--coverage", OP_COVERAGE }, { "--argv", OP_ARGV }, { "--strict", OP_STRICT },
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -49,8 +51,8 @@ static const struct {
     { "check", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH | OP_STATE | OP_ADMIT | OP_STORE
                    | OP_AGENT | OP_TEAM | OP_LOG | OP_NONINT },
     { "explain", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH },
-    { "test", OP_LOADS | OP_COVERAGE | OP_JSON },
-    { "compile", OP_OUT | OP_CHECK | OP_JSON | OP_INC },
+    { "test", OP_LOADS | OP_COVERAGE | OP_JSON | OP_STRICT },
+    { "compile", OP_OUT | OP_CHECK | OP_JSON | OP_INC | OP_STRICT },
     { "dump", OP_INC | OP_LOAD | OP_JSON },
     { "decompile", OP_INC | OP_LOAD },
     { "fuzz", OP_INC | OP_LOAD | OP_JSON },
@@ -225,6 +227,8 @@ int cli_parse_opts(cli *o, int argc, char **argv)
             o->scope = SG_APPROVE_ALWAYS;
         } else if (strcmp(a, "--coverage") == 0) {
             o->coverage = 1;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->strict = 1;
         } else {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
@@ -272,7 +276,7 @@ int cli_parse_opts(cli *o, int argc, char **argv)
 
 sg_policy *cli_load_policy(const cli *o, int *status)
 {
-    sg_load_options lo = { o->incs, o->ninc, cli_print_diag, NULL, o->require_sig, o->deploy_scope };
+    sg_load_options lo = { o->incs, o->ninc, cli_print_diag, o->warnings, o->require_sig, o->deploy_scope };
     sg_policy *p = NULL;
     *status = sg_policy_load(o->policy, &lo, &p);
     return p;

@@ -15,7 +15,8 @@
 #define EX_TEMPFAIL 75                 /* rate-limited, or an ask nobody could answer */
 
 extern const char *const prog_name;    /* "shellgate", for messages */
-/* Diagnostics of a load (sg_diag_fn): one line to stderr. */
+/* Diagnostics of a load (sg_diag_fn): one line to stderr.  ud, when not NULL, is
+ * an unsigned counter of the compiler's warnings among them. */
 void cli_print_diag(void *ud, const char *text);
 
 typedef struct cli {
@@ -27,6 +28,9 @@ typedef struct cli {
     size_t ninc;
     const char *out;
     int json, batch, check_only, coverage;
+    int strict;                        /* --strict (compile, test): a warning fails the pack */
+    unsigned *warnings;                /* not NULL: cli_load_policy counts the compiler's
+                                        * warnings here */
     /* admission (docs/admission.md) */
     const char *state;                 /* --state FILE; NULL with admit: the default */
     int admit, non_interactive;
@@ -58,7 +62,8 @@ typedef struct cli {
  * which known one is nearest). */
 int cli_parse_opts(cli *o, int argc, char **argv);
 /* The policy o names (-p, -I, --require-signature, --scope), diagnostics to
- * stderr; NULL with *status (SG_E*) on failure. */
+ * stderr (the compiler's warnings counted in *o->warnings); NULL with *status
+ * (SG_E*) on failure. */
 sg_policy *cli_load_policy(const cli *o, int *status);
 /* The operands joined by spaces into one command line (malloc'd, freed
  * with free); NULL when memory runs out. */

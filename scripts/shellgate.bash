@@ -51,8 +51,8 @@ _shellgate()
     case $cmd in
         check) opts="-p --policy $load --cwd --root --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes $store --help --" ;;
         explain) opts="-p --policy $load --cwd --root --json --argv --batch --help --" ;;
-        test) opts="-p --policy $load --coverage --json --help --" ;;
-        compile) opts="-o --check --json -I --help --" ;;
+        test) opts="-p --policy $load --coverage --json --strict --help --" ;;
+        compile) opts="-o --check --strict --json -I --help --" ;;
         dump) opts="--json $load --help" ;;
         decompile) opts="$load --help" ;;
         fuzz) opts="$load --seed --max --json --help" ;;

@@ -343,7 +343,7 @@ done
 # fails here); --policy is -p's long name
 opts='-p --policy --cwd --root -I -o --json --batch --check --state --admit --rate-store --rate-store-down
  --rate-store-timeout --require-signature --scope --agent --log --log-max-bytes --non-interactive --once
- --session --always --coverage --argv'
+ --session --always --coverage --argv --strict'
 for v in check explain test compile dump decompile fuzz approve approvals revoke "state reset"; do
     "$SG" help ${v%% *} >"$T/usage"
     nacc=0
