@@ -454,6 +454,17 @@ man_is "compile into a missing directory" "$(man_code 'cannot be written')" "$SG
 HOME="$T/home" man_is "an ask nobody can answer" "$(man_code 'refused for now')" "$SG" check --state "$T/st3" --non-interactive -- 'git push origin main'
 man_is "compile with a failing inline test" "$(man_says '.B compile.* .B bundle build' 'an inline test fails')" "$SG" compile -o "$T/bad.sgt" "$T/bad.rules"
 man_is "test with a failing case" "$(man_says '.B test' 'a test fails')" "$SG" test -p "$T/ex.rules" "$T/f.cases"
+# a warning is printed and the table written; --strict refuses the pack, writing nothing
+printf 'pack w version 1\ndefault allow\ndeny program frob and subcommand x\n' >"$T/warn.rules"
+expect_exit 0 "compile with a warning" "$SG" compile -o "$T/warn.sgt" "$T/warn.rules"
+has "$T/err" "warn.rules:3:23: warning: rule warn.rules:3 tests the subcommand of 'frob'" "the warning is printed"
+[ -s "$T/warn.sgt" ] && ok || bad "compile with a warning wrote no table"
+man_is "compile --strict with a warning" "$(man_says 'compile \\-\\-strict".*test \\-\\-strict"' 'the pack compiles with a warning')" \
+    "$SG" compile --strict -o "$T/warn2.sgt" "$T/warn.rules"
+[ -e "$T/warn2.sgt" ] && bad "compile --strict wrote a table with a warning" || ok
+man_is "test --strict with a warning" "$(man_says 'test \\-\\-strict"' 'the pack compiles with a warning')" \
+    "$SG" test --strict "$T/warn.rules"
+expect_exit 0 "test with a warning" "$SG" test "$T/warn.rules"
 # every command `shellgate help` lists is in the man page's SYNOPSIS and COMMANDS
 for v in $("$SG" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
     [ "$v" = version ] && continue
