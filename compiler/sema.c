@@ -666,7 +666,14 @@ typedef struct subcmd_check {
 
 static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, uint32_t len)
 {
-    if (len == 0 || memchr(name, '/', len) || ntab_find(&k->warned, name, len))
+    /* a program named by its path (program /usr/bin/kubectl) is read by the
+     * declaration of its basename, as the normaliser reads it */
+    const char *slash = memrchr(name, '/', len);
+    if (slash) {
+        len -= (uint32_t)(slash + 1 - name);
+        name = slash + 1;
+    }
+    if (len == 0 || ntab_find(&k->warned, name, len))
         return;
     const named *d = ntab_find(&k->decls, name, len);
     if (d && declares_values(d->ptr))
