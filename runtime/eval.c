@@ -2801,6 +2801,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     sgr_norm *nm = &c->res.norm[si];
     nm->cwd = cwd;
     nm->prog.s = "";
+    nm->has_alt = 0;
     if (s->argc == 0)
         return 0;
     nm->prog.s = s->argv[0].text + s->base;
@@ -2813,6 +2814,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
      * a path (./grep is whatever the workspace holds, not the grep declared: the
      * basename is shorter than the word) */
     int done = 0, unsure = c->funcdefs || nm->prog.len != s->argv[0].len;
+    uint32_t abbr_val = 0;              /* argv index of the first word read as the value
+                                         * of an abbreviated value option, and as itself */
     /* a word gives at most three values (its own, the next one's as the value of
      * an abbreviation, and the PATH of an operand REV:PATH), and a word of n bytes
      * at most n options (itself and its letters) */
@@ -2880,6 +2883,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                 unsure = 1;
                 if (!eq && (ab & SGR_OPT_VALUE) && i + 1 < s->argc) {
                     const sgr_word *v = &s->argv[i + 1];
+                    if (!abbr_val)
+                        abbr_val = i + 1;
                     if (push_val(nm, vcap, v->text, v->len, v->flags | SGR_V_WORD
                                                         | (ab & SGR_OPT_CWD ? SGR_V_CWD : 0)) < 0)
                         return -1;
@@ -2961,6 +2966,13 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             w = lw[0];
         nm->subcmd.s = w->text;
         nm->subcmd.len = w->len;
+        /* the first operand may be an abbreviated option's value: then the
+         * subcommand is the operand after it, and the segment is decided both ways */
+        if (abbr_val && nm->pos[0] == abbr_val) {
+            nm->has_alt = 1;
+            nm->subcmd_alt = nm->npos > 1 ? (sgr_sv){ s->argv[nm->pos[1]].text, s->argv[nm->pos[1]].len }
+                                          : (sgr_sv){ NULL, 0 };
+        }
         /* grep PATTERN FILE, unless -e or -f gives the pattern (anywhere: with one
          * of them, the first operand is a file in any parsing mode) */
         nm->text_ops = ps && (ps->flags & SGT_PROG_TEXT_OPERAND) && !(seen & SGR_OPT_FIRST) && !unsure;
@@ -5048,6 +5060,28 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
         if (decide_segment(c, i, &ru, &d) < 0) {
             oom_result(c);
             return r;
+        }
+        sgr_norm *nm = &r->norm[i];
+        if (nm->has_alt) {
+            /* the other reading of an abbreviated value option (normalise_segment):
+             * the stricter verdict, its subcommand the one messages name */
+            sgr_sv mo = c->m_option, ma = c->m_arg, mp = c->m_path, sub = nm->subcmd;
+            int32_t ru2;
+            uint32_t d2;
+            nm->subcmd = nm->subcmd_alt;
+            if (decide_segment(c, i, &ru2, &d2) < 0) {
+                oom_result(c);
+                return r;
+            }
+            if (better_seg(d2, ru2, d, ru)) {
+                ru = ru2;
+                d = d2;
+            } else {
+                nm->subcmd = sub;
+                c->m_option = mo;
+                c->m_arg = ma;
+                c->m_path = mp;
+            }
         }
         r->seg_decision[i] = (uint8_t)d;
         r->seg_rule[i] = ru;

@@ -31,6 +31,11 @@ typedef struct sgr_sv {
 typedef struct sgr_norm {
     sgr_sv prog;                     /* basename of argv[0] ("" when argc == 0) */
     sgr_sv subcmd;                   /* first operand, after options (s NULL: none) */
+    sgr_sv subcmd_alt;               /* with has_alt: the subcommand when the first
+                                      * operand is the value of an abbreviated value
+                                      * option before it (hostnamectl --js pretty
+                                      * set-hostname: set-hostname); s NULL: none */
+    int has_alt;                      /* the segment is decided with both (eval.c) */
     sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
     uint32_t *vflags;                 /* SGR_W_* of the word each value came from, and
