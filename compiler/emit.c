@@ -311,6 +311,9 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_ASSIGNS_VAL:
         op(b, SGT_OP_ASSIGNS_VAL, set_of(c->set) | (c->num.len ? SGT_NEGATE_VALUE : 0), set_of(c->set2));
         break;
+    case SGC_C_OPTION_VAL:
+        op(b, SGT_OP_OPTION_VAL, set_of(c->set) | (c->num.len ? SGT_NEGATE_VALUE : 0), set_of(c->set2));
+        break;
     case SGC_C_PIPED_FROM: op(b, SGT_OP_PIPED_FROM, 0, set_of(c->set)); break;
     case SGC_C_PIPED_TO: op(b, SGT_OP_PIPED_TO, 0, set_of(c->set)); break;
     case SGC_C_DYNAMIC: op(b, SGT_OP_DYNAMIC, 0, 0); *flags |= SGT_RULE_DYNAMIC; break;

@@ -185,6 +185,9 @@ cond(C) ::= SUBCOMMAND(K) m(S).      { C = sgc_cond_set(ps, SGC_C_SUBCOMMAND, &K
 cond(C) ::= OPTION(K) m(S).          { C = sgc_cond_set(ps, SGC_C_OPTION, &K, S); }
 cond(C) ::= FLAG(K) m(S).            { C = sgc_cond_set(ps, SGC_C_OPTION, &K, S); }
 cond(C) ::= OPTION(K) ALL setexpr(S). { C = sgc_cond_set(ps, SGC_C_OPTION_ALL, &K, S); }
+/* an option given with a value: -n prod, -nprod, --namespace=prod, --namespace prod */
+cond(C) ::= OPTION(K) m(S) VALUE m(V). { C = sgc_cond_set(ps, SGC_C_OPTION_VAL, &K, S); if (C) C->set2 = V; }
+cond(C) ::= OPTION(K) m(S) VALUE NOT m(V). { C = sgc_cond_set(ps, SGC_C_OPTION_VAL, &K, S); if (C) { C->set2 = V; C->num.len = 1; } }
 cond(C) ::= FLAG(K) ALL setexpr(S).   { C = sgc_cond_set(ps, SGC_C_OPTION_ALL, &K, S); }
 cond(C) ::= ARG(K) m(S).             { C = sgc_cond_set(ps, SGC_C_ARG, &K, S); }
 cond(C) ::= ARG(K) AT WORD(N) m(S).  { C = sgc_cond_set(ps, SGC_C_ARG_AT, &K, S); if (C) C->num = N; }

@@ -502,6 +502,7 @@ static void check_cond(sema *s, sgc_cond *c)
         return;
     }
     case SGC_C_ASSIGNS_VAL:
+    case SGC_C_OPTION_VAL:
         lower_matcher(s, c->set, SGT_SETK_MATCH);
         lower_matcher(s, c->set2, SGT_SETK_MATCH);
         return;
@@ -704,8 +705,47 @@ static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, 
     }
 }
 
+/* Does d list option o (n bytes) among those that take a value? */
+static int declares_value(const sgc_progdecl *d, const char *o, uint32_t n)
+{
+    for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
+        if (cl->kind == SGC_CL_VALUE || cl->kind == SGC_CL_TEXT || cl->kind == SGC_CL_CWD
+            || cl->kind == SGC_CL_LOOKUP || cl->kind == SGC_CL_ARGV0 || cl->kind == SGC_CL_CODE)
+            for (const sgc_wlist *w = cl->words; w; w = w->next)
+                if (w->tok.len == n && memcmp(w->tok.text, o, n) == 0)
+                    return 1;
+    return 0;
+}
+
+/* `option M value V` (at) of program name: each option word of M that no
+ * declaration of the program says takes a value is given none (`kubectl -n prod`
+ * pairs prod with -n only where -n is declared), so the test misses. */
+static void warn_option_value(subcmd_check *k, const sgc_cond *at, const char *name, uint32_t len)
+{
+    if (!at->set || at->set->set_index < 0)
+        return;
+    const named *d = ntab_find(&k->decls, name, len);
+    const sgc_lset *ls = &k->s->p->sets[at->set->set_index];
+    for (uint32_t i = 0; i < ls->nitems; i++) {
+        const char *o = ls->items[i]->text;
+        uint32_t ol = ls->items[i]->len;
+        if (ls->items[i]->kind != SGC_ITEM_WORD || (d && declares_value(d->ptr, o, ol)))
+            continue;
+        char what[700], note[900];
+        if (k->rule)
+            snprintf(what, sizeof what, "rule %s", k->rule->id);
+        else
+            snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+        snprintf(note, sizeof note, "only an option a declaration lists as taking a value is given one ('%.*s prod' "
+                 "is then '%.*s' and the operand 'prod'), so the rule misses; add it to the value { ... } of "
+                 "command %.*s", (int)ol, o, (int)ol, o, (int)len, name);
+        sgc_warning_note(k->s->c, at->loc, note, "%s tests the value of option '%.*s' of '%.*s', which no "
+                         "declaration says takes a value", what, (int)ol, o, (int)len, name);
+    }
+}
+
 /* Warn about each program c names (`program` tests, through `and`/`or`; not
- * under `not`), for the subcommand test at. */
+ * under `not`), for the subcommand or option-value test at. */
 static void programs_named(subcmd_check *k, const sgc_cond *c, const sgc_cond *at)
 {
     if (!c)
@@ -718,9 +758,19 @@ static void programs_named(subcmd_check *k, const sgc_cond *c, const sgc_cond *a
     if (c->kind != SGC_C_PROGRAM || !c->set || c->set->set_index < 0)
         return;
     const sgc_lset *ls = &k->s->p->sets[c->set->set_index];
-    for (uint32_t i = 0; i < ls->nitems; i++)
-        if (ls->items[i]->kind == SGC_ITEM_WORD)
-            warn_program(k, at, ls->items[i]->text, ls->items[i]->len);
+    for (uint32_t i = 0; i < ls->nitems; i++) {
+        if (ls->items[i]->kind != SGC_ITEM_WORD)
+            continue;
+        const char *name = ls->items[i]->text;
+        uint32_t len = ls->items[i]->len;
+        const char *slash = memrchr(name, '/', len);
+        if (at->kind == SGC_C_OPTION_VAL && slash)
+            warn_option_value(k, at, slash + 1, len - (uint32_t)(slash + 1 - name));
+        else if (at->kind == SGC_C_OPTION_VAL)
+            warn_option_value(k, at, name, len);
+        else
+            warn_program(k, at, name, len);
+    }
 }
 
 static void find_subcommands(subcmd_check *k, const sgc_cond *c, const conj_ctx *ctx)
@@ -742,6 +792,7 @@ static void find_subcommands(subcmd_check *k, const sgc_cond *c, const conj_ctx 
         find_subcommands(k, c->a, ctx);
         return;
     case SGC_C_SUBCOMMAND:
+    case SGC_C_OPTION_VAL:
         for (const conj_ctx *x = ctx; x; x = x->up)
             programs_named(k, x->c, c);
         return;

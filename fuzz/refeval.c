@@ -3071,6 +3071,26 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
             if (set_match(ref, set, nm->opts[i].s, nm->opts[i].len, 0))
                 return 1;
         return 0;
+    case SGC_C_OPTION_VAL:
+        /* docs: an option matching M given a value (the normaliser pairs each value
+         * with the word of the option that took it) matching M2 -- with `value
+         * not`, one that does not match or is known only at run time; an attached
+         * value "=V" (-n=V) is tried as V too */
+        for (uint32_t v = 0; v < nm->nvals; v++) {
+            if (nm->valw[v] == UINT32_MAX)
+                continue;
+            const sgr_sv *val = &nm->vals[v];
+            int known = !(nm->vflags[v] & SGR_W_UNKNOWN);
+            int vm = known && (set_match(ref, set_of(c->set2), val->s, val->len, 0)
+                               || (val->len > 1 && val->s[0] == '='
+                                   && set_match(ref, set_of(c->set2), val->s + 1, val->len - 1, 0)));
+            if (c->num.len ? vm : !vm)
+                continue;
+            for (uint32_t i = 0; i < nm->nopts; i++)
+                if (nm->optw[i] == nm->valw[v] && set_match(ref, set, nm->opts[i].s, nm->opts[i].len, 0))
+                    return 1;
+        }
+        return 0;
     case SGC_C_OPTION_ALL: {
         uint32_t n = 0;
         const sgc_item *const *items = sgc_checked_set_items(ref->k, (uint32_t)set, &n);

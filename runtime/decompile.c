@@ -140,8 +140,9 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
         }
         break;
     case SGT_OP_ASSIGNS: puts_(d, "assigns "); matcher(d, b); break;
+    case SGT_OP_OPTION_VAL:
     case SGT_OP_ASSIGNS_VAL:
-        puts_(d, "assigns ");
+        puts_(d, op == SGT_OP_OPTION_VAL ? "option " : "assigns ");
         matcher(d, a & ~SGT_NEGATE_VALUE);
         puts_(d, (a & SGT_NEGATE_VALUE) ? " value not " : " value ");
         matcher(d, b);

@@ -223,6 +223,7 @@ static void disasm(dumper *d, uint32_t off, uint32_t len, const char *indent)
             put_set(d, b);
             break;
         case SGT_OP_ASSIGNS_VAL:
+        case SGT_OP_OPTION_VAL:
             put_str(d, "  ");
             put_set(d, a & ~SGT_NEGATE_VALUE);
             put_str(d, (a & SGT_NEGATE_VALUE) ? " = not " : " = ");

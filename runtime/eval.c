@@ -248,7 +248,7 @@ static uint32_t op_needs(sgr_ctx *c, uint32_t op, uint32_t a, uint32_t b, const 
     case SGT_OP_PATH_INSIDE: return F_PATHS | (c->pg_full[b] ? F_PGHIT : 0);
     case SGT_OP_PROGRAM: return F_PROG | (prog && !set_has(c, b, prog, plen) ? F_ARGV0 : 0);
     case SGT_OP_SUBCOMMAND: return F_SUB;
-    case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: return F_OPTS;
+    case SGT_OP_OPTION_ANY: case SGT_OP_OPTION_ALL: case SGT_OP_OPTION_VAL: return F_OPTS;
     case SGT_OP_ARG_ANY: return F_ARGS;
     case SGT_OP_ARG_AT: return a >= 1 ? F_ARGS : F_PROG;
     case SGT_OP_MODULE_AT: return F_ARGS;
@@ -2744,7 +2744,17 @@ static int push_val(sgr_norm *nm, uint32_t cap, const char *s, uint32_t len, uin
     if (nm->nvals >= cap)
         return -1;
     nm->vflags[nm->nvals] = flags;
+    nm->valw[nm->nvals] = nm->curw;
     return push_str(nm->vals, &nm->nvals, cap, s, len);
+}
+
+/* Append an option the word being read gives. */
+static int push_opt(sgr_norm *nm, uint32_t cap, const char *s, uint32_t len)
+{
+    if (nm->nopts >= cap)
+        return -1;
+    nm->optw[nm->nopts] = nm->curw;
+    return push_str(nm->opts, &nm->nopts, cap, s, len);
 }
 
 static int is_alnum(char ch)
@@ -2831,17 +2841,21 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     }
     if (!ocap)
         ocap = 1;
-    /* the four arrays in one allocation, the 8-byte aligned ones first */
+    /* the six arrays in one allocation, the 8-byte aligned ones first */
     char *m = sg_arena_alloc(&c->arena, sizeof *nm->opts * ocap + sizeof *nm->vals * vcap
-                                        + sizeof *nm->pos * s->argc + sizeof *nm->vflags * vcap);
+                                        + sizeof *nm->pos * s->argc + sizeof *nm->vflags * vcap
+                                        + sizeof *nm->optw * ocap + sizeof *nm->valw * vcap);
     if (!m)
         return -1;
     nm->opts = (sgr_sv *)m;
     nm->vals = nm->opts + ocap;
     nm->pos = (uint32_t *)(nm->vals + vcap);
     nm->vflags = nm->pos + s->argc;
+    nm->optw = nm->vflags + vcap;
+    nm->valw = nm->optw + ocap;
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];
+        nm->curw = i;
         const char *t = w->text;
         /* after --, a word that may split changes what only the first operand is */
         if (may_split(w) && !(done && nm->npos))
@@ -2853,7 +2867,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         /* find -exec CMD ARGS ;: the words up to the end word are the inner
          * command's (a segment of its own), not the wrapper's operands */
         if (ps && ps->exec_len && (opt_bits(c, ps, t, w->len) & SGR_OPT_EXEC)) {
-            if (push_str(nm->opts, &nm->nopts, ocap, t, w->len) < 0)
+            if (push_opt(nm, ocap, t, w->len) < 0)
                 return -1;
             while (i + 1 < s->argc && !(opt_bits(c, ps, s->argv[i + 1].text, s->argv[i + 1].len) & SGR_OPT_END))
                 i++;
@@ -2867,7 +2881,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         if (t[1] == '-') {
             const char *eq = memchr(t, '=', w->len);
             uint32_t nl = eq ? (uint32_t)(eq - t) : w->len;
-            if (push_str(nm->opts, &nm->nopts, ocap, t, nl) < 0)
+            if (push_opt(nm, ocap, t, nl) < 0)
                 return -1;
             uint32_t b = opt_bits(c, ps, t, nl);
             seen |= b;
@@ -2897,7 +2911,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             uint32_t nab = !declared ? sgr_longopt_range(c->t, t, nl, &first) : 0;
             for (uint32_t k = 0; k < nab; k++) {
                 const char *o = sgr_str(c->t, c->t->longopts[first + k]);
-                if (push_str(nm->opts, &nm->nopts, ocap, o, (uint32_t)strlen(o)) < 0)
+                if (push_opt(nm, ocap, o, (uint32_t)strlen(o)) < 0)
                     return -1;
             }
             if (nab)
@@ -2917,10 +2931,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
          * single-dash long option with its value attached (-fplugin=X.so,
          * -toolexec=CMD, as gcc and Go's flag package read them) is the option too,
          * in place of the letter the '=' would end */
-        if (push_str(nm->opts, &nm->nopts, ocap, t, w->len) < 0)
+        if (push_opt(nm, ocap, t, w->len) < 0)
             return -1;
         const char *seq = w->len > 3 ? memchr(t + 2, '=', w->len - 2) : NULL;
-        if (seq && push_str(nm->opts, &nm->nopts, ocap, t, (uint32_t)(seq - t)) < 0)
+        if (seq && push_opt(nm, ocap, t, (uint32_t)(seq - t)) < 0)
             return -1;
         uint32_t b = opt_bits(c, ps, t, w->len);
         seen |= b;
@@ -2940,7 +2954,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             const char *o = c->short_opt[(uint8_t)t[k]];    /* "-x" (is_alnum: ASCII) */
             uint32_t ob = b;                                 /* -x alone: the word itself */
             if (w->len > 2) {
-                if (push_str(nm->opts, &nm->nopts, ocap, o, 2) < 0)
+                if (push_opt(nm, ocap, o, 2) < 0)
                     return -1;
                 ob = opt_bits(c, ps, o, 2);
                 seen |= ob;
@@ -2957,6 +2971,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             }
         }
     }
+    nm->curw = UINT32_MAX;              /* values from here on are no option's */
     if (nm->npos) {
         const sgr_word *w = &s->argv[nm->pos[0]];
         /* a loop variable over one word stands for it: "$f" of a loop over the
@@ -3612,6 +3627,39 @@ static int run_line(sgr_ctx *c, uint32_t off, uint32_t len)
     return acc;
 }
 
+/* `option A value B` (a: set A | SGT_NEGATE_VALUE, b: set B): an option of the
+ * segment in A was given a value in B (not in B) -- the next word, --opt=VALUE,
+ * or attached to a short option, -nVALUE; an attached value that starts with '='
+ * (-n=VALUE, which getopt reads as "=VALUE" and Go's flag packages as "VALUE") is
+ * tried both ways.  An option is the word as given or what it may abbreviate or
+ * cluster (normalise_segment), so each spelling the program takes matches.  A
+ * value known only at run time is never in B, nor known not to be. */
+static int option_value(sgr_ctx *c, const sgr_norm *nm, uint32_t a, uint32_t b)
+{
+    uint32_t set = a & ~SGT_NEGATE_VALUE;
+    int neg = (a & SGT_NEGATE_VALUE) != 0;
+    for (uint32_t v = 0; v < nm->nvals; v++) {
+        if (nm->valw[v] == UINT32_MAX)
+            continue;
+        const sgr_sv *val = &nm->vals[v];
+        int known = !(nm->vflags[v] & SGR_W_UNKNOWN), in = 0;
+        if (known) {
+            in = set_has(c, b, val->s, val->len);
+            if (!in && val->len > 1 && val->s[0] == '=')
+                in = set_has(c, b, val->s + 1, val->len - 1);
+        }
+        if (neg ? known && in : !in)
+            continue;
+        for (uint32_t k = 0; k < nm->nopts; k++)
+            if (nm->optw[k] == nm->valw[v] && set_has(c, set, nm->opts[k].s, nm->opts[k].len)) {
+                c->m_option = nm->opts[k];
+                c->m_arg = *val;
+                return 1;
+            }
+    }
+    return 0;
+}
+
 /* Run a rule's code on segment si from op `from` (after a test the index proved,
  * see index_implies): 1 match, 0 none, -1 out of memory. */
 static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from)
@@ -3762,6 +3810,9 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
                     }
                 }
             }
+            break;
+        case SGT_OP_OPTION_VAL:
+            acc = option_value(c, nm, a, b);
             break;
         case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL:
             acc = 0;

@@ -38,6 +38,10 @@ typedef struct sgr_norm {
     int has_alt;                      /* the segment is decided with both (eval.c) */
     sgr_sv *opts;    uint32_t nopts; /* -r, -f (from -rf), -rf, --force, --out (from --out=x) */
     sgr_sv *vals;    uint32_t nvals; /* option values: x (from --out=x or -o x) */
+    uint32_t *optw, *valw;            /* the argv index of the word each option came
+                                       * from, and of the option word that gave each
+                                       * value (UINT32_MAX: none; `option M value M`) */
+    uint32_t curw;                    /* normalise_segment's word, for those */
     uint32_t *vflags;                 /* SGR_W_* of the word each value came from, and
                                        * SGR_V_TEXT, SGR_V_WORD */
     uint32_t *pos;    uint32_t npos;  /* argv indices of operands */

@@ -183,7 +183,8 @@ typedef struct sgt_dfa {
     X(MOREARGS,     "moreargs",      0) /* the segment gets arguments the line does not show */ \
     X(MODULE_AT,    "module-at",     0) /* a = position: argv[a] is a Python module that is a file of the workspace */ \
     X(CWD_OUTSIDE,  "cwd-outside",   0) /* a directory the segment may work in is outside the roots */ \
-    X(PSCRIPT,      "project-script", 0) /* the segment is a project's script a `scripts` wrapper runs */
+    X(PSCRIPT,      "project-script", 0) /* the segment is a project's script a `scripts` wrapper runs */ \
+    X(OPTION_VAL,   "option-value",  1) /* a = set over options | SGT_NEGATE_VALUE, b = set over their values */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
@@ -192,7 +193,7 @@ typedef enum {
     SGT_NOPS
 } sgt_op;
 
-/* ASSIGNS_VAL: this bit of `a` means "a value NOT in set b" */
+/* ASSIGNS_VAL, OPTION_VAL: this bit of `a` means "a value NOT in set b" */
 #define SGT_NEGATE_VALUE 0x800000u
 /* REDIR_READS a: the segment reads a here-document or here-string (b is SGT_NONE) */
 #define SGT_READS_HEREDOC 1u

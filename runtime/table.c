@@ -400,6 +400,7 @@ static int check_code(vctx *v, uint32_t off, uint32_t len, int allow_empty, cons
                 return fail(v, "%s %u: redirect-writes form %u unknown (instruction %u)", what, idx, a, k);
             break;
         case SGT_OP_ASSIGNS_VAL:
+        case SGT_OP_OPTION_VAL:
             if (check_set_operand(v, a & ~SGT_NEGATE_VALUE, SGT_SETK_MATCH, what, idx, k, op))
                 return -1;
             break;
@@ -875,6 +876,8 @@ static int collect_longopts(sgr_table *t)
             uint32_t op = t->code[off + pc] & 0xff;
             if (op == SGT_OP_OPTION_ANY || op == SGT_OP_OPTION_ALL)
                 named[t->code[off + pc + 1]] = 1;
+            else if (op == SGT_OP_OPTION_VAL)
+                named[(t->code[off + pc] >> 8) & ~SGT_NEGATE_VALUE] = 1;
         }
     }
     size_t cap = 0;

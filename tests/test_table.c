@@ -712,6 +712,7 @@ MUT(m_opcode) { ins(m, 0, 0)[0] = SGT_NOPS; }
 MUT(m_argc_cmp) { ins(m, 3, 0)[0] = SGT_OP_ARGC | SGT_NCMPS << 8; }
 MUT(m_lua_hook) { ins(m, 3, 2)[1] = 1; }
 MUT(m_assigns_val) { ins(m, 0, 0)[0] = SGT_OP_ASSIGNS_VAL | 7u << 8; }
+MUT(m_option_val) { ins(m, 0, 0)[0] = SGT_OP_OPTION_VAL | 7u << 8; }
 MUT(m_redir_none_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS, ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_redir_heredoc_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8, ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_redir_heredoc_set) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8; }
@@ -857,10 +858,11 @@ static const struct {
     {"overlong jump", m_long_jump, "table: rule 1: jump past the end of its code"},
     {"limit jump", m_limit_jump, "table: limit 1: jump past the end of its code"},
     {"limit set", m_limit_set, "table: limit 1: set 4 out of range"},
-    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 30"}, /* == SGT_NOPS */
+    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 31"}, /* == SGT_NOPS */
     {"argc comparison", m_argc_cmp, "table: rule 3: argc comparison 6 unknown"},
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
+    {"option-value option set", m_option_val, "table: rule 0: set 7 out of range"},
     {"redirect-reads any", m_redir_none_ok, NULL},
     {"redirect-reads heredoc", m_redir_heredoc_ok, NULL},
     {"redirect-reads heredoc with a set", m_redir_heredoc_set, "table: rule 0: redirect-reads form 1 unknown"},
