@@ -77,7 +77,9 @@ typedef struct sgc_cond {
 typedef struct sgc_rule {
     int decision;                /* sgt_decision */
     sgc_tok label;               /* len 0: none */
-    sgc_cond *cond;
+    sgc_tok relax;               /* `relax RULE`: the rule it lifts (len 0: a rule) */
+    sgc_loc relax_kw;            /* where `relax` stands */
+    sgc_cond *cond;              /* a relax's `when` (NULL: always) until sema joins them */
     sgc_tok msg, hint;           /* len 0 (and text NULL): none */
     sgc_loc loc;
     struct sgc_rule *next;

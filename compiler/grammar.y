@@ -31,7 +31,7 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS SUBCOMMANDS.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS SUBCOMMANDS RELAX.
 
 %left OR.
 %left AND.
@@ -56,6 +56,10 @@ stmt ::= DEFAULT(D) decision(X) msgopt(M) hintopt(H). { sgc_act_default(ps, &D, 
 stmt ::= SET word(N) EQ setexpr(E).            { sgc_act_set(ps, &N, E); }
 /* [label:] allow|ask|deny cond ["message"] [hint "..."] */
 stmt ::= labelopt(L) decision(X) cond(C) msgopt(M) hintopt(H). { sgc_act_rule(ps, &L, X, C, &M, &H); }
+/* [label:] relax RULE [to allow|ask] [when cond] ["message"] [hint "..."]: lift a
+ * used pack's ask where cond holds (`to` first: `when redirect writes to x` would
+ * read on) */
+stmt ::= labelopt(L) RELAX(K) word(T) relaxto(D) whenopt(C) msgopt(M) hintopt(H). { sgc_act_relax(ps, &L, &K, &T, C, D, &M, &H); }
 /* wrapper NAME... { clause* }  and  command NAME... { clause* } */
 stmt ::= WRAPPER(K) wordlist(N) LBRACE clauses(C) RBRACE. { sgc_act_prog(ps, &K, 1, N, C); }
 stmt ::= COMMAND(K) wordlist(N) LBRACE clauses(C) RBRACE. { sgc_act_prog(ps, &K, 0, N, C); }
@@ -63,6 +67,10 @@ stmt ::= COMMAND(K) wordlist(N) LBRACE clauses(C) RBRACE. { sgc_act_prog(ps, &K,
 stmt ::= LIMIT(K) word(N) windows(W) keyopt(Y) whenopt(C) msgopt(M). { sgc_act_limit(ps, &K, &N, W, &Y, C, &M); }
 /* test allow|ask|deny "command" [rule NAME] [cwd "/dir"] */
 stmt ::= TEST(K) decision(X) STRING(S) testopts(O). { sgc_act_test(ps, &K, X, &S, O); }
+
+%type relaxto { int }
+relaxto(D) ::= .                  { D = 0; }
+relaxto(D) ::= TO decision(X).    { D = X; }
 
 %type decision { int }
 decision(D) ::= ALLOW.  { D = 0; }

@@ -168,6 +168,7 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "project"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PROJECT; }
         "scripts"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCRIPTS; }
         "subcommands" { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SUBCOMMANDS; }
+        "relax"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_RELAX; }
         "lookup"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LOOKUP; }
         "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
         "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }

@@ -231,6 +231,27 @@ void sgc_act_rule(sgc_pstate *ps, const sgc_tok *label, int decision, sgc_cond *
     ps->ast->rules_tail = r;
 }
 
+void sgc_act_relax(sgc_pstate *ps, const sgc_tok *label, const sgc_tok *kw, const sgc_tok *target, sgc_cond *when,
+                   int decision, const sgc_tok *msg, const sgc_tok *hint)
+{
+    sgc_rule *r = arena_new(ps, sizeof *r);
+    if (!r)
+        return;
+    r->decision = decision;
+    r->label = *label;
+    r->relax = *target;
+    r->relax_kw = kw->loc;
+    r->cond = when;
+    r->msg = *msg;
+    r->hint = *hint;
+    r->loc = label->len ? label->loc : kw->loc;
+    if (ps->ast->rules_tail)
+        ps->ast->rules_tail->next = r;
+    else
+        ps->ast->rules = r;
+    ps->ast->rules_tail = r;
+}
+
 void sgc_act_prog(sgc_pstate *ps, const sgc_tok *kw, int wrapper, sgc_wlist *names,
                   sgc_clause *clauses)
 {

@@ -54,6 +54,10 @@ void sgc_set_add(sgc_pstate *ps, sgc_setexpr *e, sgc_item_kind k, const sgc_tok 
 sgc_setexpr *sgc_set_concat(sgc_setexpr *a, sgc_setexpr *b);
 sgc_cond *sgc_cond_new(sgc_pstate *ps, sgc_cond_kind k, const sgc_tok *kw);
 sgc_cond *sgc_cond_set(sgc_pstate *ps, sgc_cond_kind k, const sgc_tok *kw, sgc_setexpr *s);
+/* [label:] relax RULE [to allow|ask] [when cond] [msg] [hint]: a rule sema joins
+ * with the one it lifts (sgc_rule.relax) */
+void sgc_act_relax(sgc_pstate *ps, const sgc_tok *label, const sgc_tok *kw, const sgc_tok *target, sgc_cond *when,
+                   int decision, const sgc_tok *msg, const sgc_tok *hint);
 sgc_cond *sgc_cond_bin(sgc_pstate *ps, sgc_cond_kind k, sgc_cond *a, sgc_cond *b);
 
 /* lemon's entry points (generated) */

@@ -801,6 +801,105 @@ static void find_subcommands(subcmd_check *k, const sgc_cond *c, const conj_ctx 
     }
 }
 
+/* ---- relax ---------------------------------------------------------------------
+ * `relax RULE [to allow|ask] [when C]` in a pack lifts RULE, an ask of a pack it
+ * uses: RULE then holds only where C does not, and the relax is a rule of its own
+ * that decides `to` (allow unless said) where RULE's condition and C hold.  Only an
+ * ask, named in full or by its label, never a deny nor a rule of the same pack: a
+ * deployment lifts its base's questions explicitly and cannot undo a protection.
+ * Any other rule that matches still decides as it would (the strictest wins). */
+
+static sgc_cond *new_cond(sema *s, sgc_cond_kind k, sgc_loc loc, sgc_cond *a, sgc_cond *b)
+{
+    sgc_cond *c = sg_arena_alloc(&s->c->arena, sizeof *c);
+    if (!c) {
+        sgc_oom(s->c);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->kind = k;
+    c->loc = loc;
+    c->a = a;
+    c->b = b;
+    c->hook = -1;
+    return c;
+}
+
+static void relax_error(sema *s, const sgc_rule *r, const char *note, const char *fmt, const char *id)
+{
+    sgc_error_note(s->c, r->relax.loc, note, fmt, id);
+}
+
+static void join_relaxes(sema *s, sgc_cond **orig)
+{
+    sgc_program *p = s->p;
+    for (uint32_t i = 0; i < p->nrules && !s->c->oom; i++) {
+        sgc_lrule *x = &p->rules[i];
+        sgc_rule *r = x->rule;
+        if (!r->relax.len)
+            continue;
+        const named *t = ntab_find(&s->ids, r->relax.text, r->relax.len);
+        if (!t)
+            t = ntab_find(&s->labels, r->relax.text, r->relax.len);
+        if (!t) {
+            const named *near = ntab_closest(&s->ids, r->relax.text, r->relax.len);
+            char note[300];
+            if (near)
+                snprintf(note, sizeof note, "did you mean '%.*s'?", (int)near->len, near->name);
+            char what[300];
+            snprintf(what, sizeof what, "%.*s", (int)r->relax.len, r->relax.text);
+            relax_error(s, r, near ? note : NULL, "relax names rule '%s', which does not exist", what);
+            continue;
+        }
+        uint32_t bi = (uint32_t)(uintptr_t)t->ptr;
+        sgc_lrule *b = &p->rules[bi];
+        if (r->decision == SGT_DENY) {
+            sgc_error(s->c, r->relax_kw, "relax lifts an ask to allow or to ask, never to deny: write a deny rule");
+            continue;
+        }
+        if (b->rule->relax.len) {
+            relax_error(s, r, NULL, "rule %s is a relax itself: relax the ask it lifts", b->id);
+            continue;
+        }
+        if (b->pack == x->pack) {
+            relax_error(s, r, "relax lifts an ask of a pack this one uses; change this pack's own rule instead",
+                        "rule %s is this pack's own", b->id);
+            continue;
+        }
+        if (b->rule->decision != SGT_ASK) {
+            relax_error(s, r, b->rule->decision == SGT_DENY ? "a deployment narrows or lifts its base pack's "
+                        "questions; it cannot undo a protection" : "it decides allow already: there is nothing to lift",
+                        b->rule->decision == SGT_DENY ? "rule %s is a deny: only an ask can be relaxed"
+                                                      : "rule %s is an allow: only an ask can be relaxed", b->id);
+            continue;
+        }
+        /* RULE and not C; the relax: RULE's own condition and C */
+        sgc_cond *w = r->cond;
+        sgc_cond *never = w ? NULL : new_cond(s, SGC_C_ANY, r->loc, NULL, NULL);
+        sgc_cond *unless = new_cond(s, SGC_C_NOT, r->loc, w ? w : never, NULL);
+        sgc_cond *base = unless ? new_cond(s, SGC_C_AND, b->rule->loc, b->rule->cond, unless) : NULL;
+        sgc_cond *mine = w ? new_cond(s, SGC_C_AND, r->loc, orig[bi], w) : orig[bi];
+        if (!base || !mine)
+            return;
+        b->rule->cond = base;
+        r->cond = mine;
+        if (!r->msg.text) {
+            /* say what it lifts: explain and the decision name both rules */
+            char buf[700];
+            snprintf(buf, sizeof buf, "'{command}' is %s by {rule}, which relaxes %s",
+                     r->decision == SGT_ALLOW ? "allowed" : "asked about", b->id);
+            char *m = sg_arena_strndup(&s->c->arena, buf, strlen(buf));
+            if (!m) {
+                sgc_oom(s->c);
+                return;
+            }
+            r->msg.text = m;
+            r->msg.len = (uint32_t)strlen(m);
+            r->msg.loc = r->loc;
+        }
+    }
+}
+
 static void check_subcommand_programs(sema *s)
 {
     sgc_comp *c = s->c;
@@ -1281,10 +1380,21 @@ int sgc_sema(sgc_comp *c, const sgc_input *inputs, size_t n, sgc_program *p)
                 sgc_oom(c);
                 goto out;
             }
-            check_cond(&s, r->cond);
+            if (r->cond)
+                check_cond(&s, r->cond);
             p->nrules++;
         }
     }
+    /* relaxes join the asks they lift, each with the ask's condition as written */
+    sgc_cond **orig = sg_malloc(sizeof *orig * (p->nrules ? p->nrules : 1));
+    if (!orig) {
+        sgc_oom(c);
+        goto out;
+    }
+    for (uint32_t i = 0; i < p->nrules; i++)
+        orig[i] = p->rules[i].rule->cond;
+    join_relaxes(&s, orig);
+    sg_free(orig);
     /* limits */
     for (uint32_t k = 0; k < p->norder; k++)
         for (sgc_limit *l = c->files[p->order[k]].ast.limits; l; l = l->next)
