@@ -728,33 +728,6 @@ static int check_rest(vctx *v)
     return 0;
 }
 
-/* For every slice of option names a program spec has, which lengths and second
- * bytes its names have (the first is '-'): the unwrapper and the normaliser test
- * nearly every option of a command against them, and most are in none. */
-static int filter_progopts(sgr_table *t)
-{
-    t->optfilt = sg_calloc(t->nprogopts ? t->nprogopts : 1, sizeof *t->optfilt);
-    if (!t->optfilt)
-        return -1;
-    for (uint32_t i = 0; i < t->nprogs; i++) {
-        const sgt_progspec *p = &t->progs[i];
-        sgr_prog_list sl[SGR_NPROG_LISTS];
-        sgr_prog_lists(p, sl);
-        for (int j = 0; j < SGR_NPROG_LISTS; j++) {
-            if (!sl[j].len)
-                continue;
-            struct sgr_optfilt f = { sl[j].len, { 0, 0 } };
-            for (uint32_t k = 0; k < sl[j].len; k++) {
-                const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
-                sgr_strfilt_add(&f.f, o, strlen(o), 1);
-            }
-            t->optfilt[sl[j].off] = f;     /* slices sharing a start: the last one is
-                                           * filtered, the others searched */
-        }
-    }
-    return 0;
-}
-
 /* A hash of the (verified, distinct) program spec names: every segment looks its
  * program up, in the unwrapper and again when normalising. */
 static int hash_progspecs(sgr_table *t)
@@ -970,7 +943,7 @@ int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_tab
                   : check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
                     check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0 || filter_progopts(t) < 0 || hash_progopts(t) < 0 || collect_longopts(t) < 0) {
+    if (hash_progspecs(t) < 0 || hash_progopts(t) < 0 || collect_longopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
     }
@@ -993,7 +966,6 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->progfilt);
     sg_free(t->abbrfilt);
     sg_free(t->shortopt);
-    sg_free(t->optfilt);
     sg_free(t->longopts);
     sg_free(t);
 }
@@ -1164,10 +1136,5 @@ uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uin
 
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen)
 {
-    if (!len)
-        return 0;
-    const struct sgr_optfilt *f = &t->optfilt[off];
-    if (f->len == len && !sgr_strfilt_may(&f->f, str, slen, 1))
-        return 0;
     return find_str(t, t->progopts + off, len, str, slen);
 }

@@ -48,11 +48,6 @@ typedef struct sgr_table {
     const uint32_t *lists;    uint32_t nlists;
     const sgt_progspec *progs; uint32_t nprogs;
     uint32_t *proghash;       /* [nproghash] progspec index + 1 by sgr_hash_name, 0 empty */
-    struct sgr_optfilt {      /* [nprogopts] for the progspec slice starting there */
-        uint32_t len;         /* the slice's length (0: no slice starts there) */
-        sgr_strfilt f;        /* its options, by length and second byte (the
-                               * first is '-') */
-    } *optfilt;               /* heap */
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     uint8_t *subspecs;        /* [nprogs] 1 where some spec is named after this one, a
                                * blank and a subcommand ("git rebase"), heap */
@@ -143,7 +138,8 @@ int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
  * own is the program's declaration's to say (the caller asks it first): a rule
  * about another program naming it says nothing of this one. */
 uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uint32_t *first);
-/* Is str one of the PROGOPTS slice [off, off+len)? (binary search) */
+/* Is str one of the PROGOPTS slice [off, off+len)? (binary search; the decompiler's
+ * question: a decision asks sgr_progopt_bits) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
 /* Which of program spec ps's option lists name str (one lookup for all of them). */
 #define SGR_OPT_VALUE  0x01u          /* value_off: takes a value */

@@ -31,7 +31,6 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
         SAME_ARRAY(x->opttab, y->opttab, sizeof *x->opttab * x->nopttab);
     if (x->nlongopts == y->nlongopts)
         SAME_ARRAY(x->longopts, y->longopts, sizeof *x->longopts * x->nlongopts);
-    SAME_ARRAY(x->optfilt, y->optfilt, sizeof *x->optfilt * x->nprogopts);
     SAME_ARRAY(x->subspecs, y->subspecs, x->nprogs);
     SAME_ARRAY(x->progfilt, y->progfilt, sizeof *x->progfilt * x->nprogs);
     SAME_ARRAY(x->abbrfilt, y->abbrfilt, sizeof *x->abbrfilt * x->nprogs);
