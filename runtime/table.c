@@ -822,14 +822,90 @@ static int hash_progopts(sgr_table *t)
     return 0;
 }
 
-static int cmp_ref_strs(const void *a, const void *b, void *t)
-{
-    return strcmp(sgr_str(t, *(const uint32_t *)a), sgr_str(t, *(const uint32_t *)b));
-}
-
 static int is_longopt(const char *o)
 {
     return o[0] == '-' && o[1] == '-' && o[2] != '\0';
+}
+
+/* A long option to sort: key orders it as strcmp does by its bytes 2..9 (every
+ * one starts with "--"), big-endian, zero after its end. */
+typedef struct lo_ent {
+    uint64_t key;
+    uint32_t ref;
+} lo_ent;
+
+static uint64_t longopt_key(const char *o)
+{
+    uint64_t k = 0;
+    size_t i = 2;
+    for (; i < 10 && o[i]; i++)
+        k = k << 8 | (uint8_t)o[i];
+    return k << (8 * (10 - i));
+}
+
+/* Does a sort after b, their keys equal?  By what the key leaves out: the
+ * bytes after the tenth (only when neither ends before it: a key with a zero
+ * low byte is the whole string), then the ref, so of several equal strings the
+ * same one comes first whatever order they were found in. */
+__attribute__((noinline))
+static int lo_tail_after(const sgr_table *t, const lo_ent *a, const lo_ent *b)
+{
+    int c = a->key & 0xff ? strcmp(sgr_str(t, a->ref) + 10, sgr_str(t, b->ref) + 10) : 0;
+    return c ? c > 0 : a->ref > b->ref;
+}
+
+static inline int lo_after(const sgr_table *t, const lo_ent *a, const lo_ent *b)
+{
+    return a->key != b->key ? a->key > b->key : lo_tail_after(t, a, b);
+}
+
+/* Sort e[0..n) by key, then lo_tail_after, with tmp[0..n) as room; returns
+ * whichever of the two holds the result.  A merge sort over integer keys: a
+ * string is compared only where two keys are equal, and no table makes it
+ * quadratic. */
+static lo_ent *sort_longopts(const sgr_table *t, lo_ent *e, lo_ent *tmp, size_t n)
+{
+    enum { run = 8 };
+    for (size_t a = 0; a < n; a += run)
+        for (size_t i = a + 1; i < n && i < a + run; i++) {
+            lo_ent x = e[i];
+            size_t j = i;
+            for (; j > a && lo_after(t, &e[j - 1], &x); j--)
+                e[j] = e[j - 1];
+            e[j] = x;
+        }
+    lo_ent *src = e, *dst = tmp;
+    for (size_t w = run; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            size_t m = a + w < n ? a + w : n, b = a + 2 * w < n ? a + 2 * w : n, i = a, j = m, k = a;
+            while (i < m && j < b)
+                dst[k++] = lo_after(t, &src[i], &src[j]) ? src[j++] : src[i++];
+            while (i < m)
+                dst[k++] = src[i++];
+            while (j < b)
+                dst[k++] = src[j++];
+        }
+        lo_ent *x = src;
+        src = dst;
+        dst = x;
+    }
+    return src;
+}
+
+/* Room for a long option found at ref: 0 when the table's strings are small
+ * enough for a bitmap of every ref (seen) and ref is in it already, so each
+ * is keyed and sorted once however many lists name it.  Without the bitmap
+ * (strings over 16 MB) every one is kept, and the sort's equal runs are the
+ * same strings. */
+static int lo_first(uint64_t *seen, uint32_t ref)
+{
+    if (!seen)
+        return 1;
+    uint64_t bit = (uint64_t)1 << (ref & 63);
+    if (seen[ref >> 6] & bit)
+        return 0;
+    seen[ref >> 6] |= bit;
+    return 1;
 }
 
 /* longopts: the long options some rule (or rate limit) tests with `option`, and
@@ -840,65 +916,75 @@ static int collect_longopts(sgr_table *t)
     /* the sets some `option` test names, each once: a table naming one big set from
      * many instructions costs its words once, not once per instruction */
     uint8_t *named = sg_calloc(t->nsets ? t->nsets : 1, 1);
-    if (!named)
+    uint64_t *seen = t->strings_size <= (1u << 24) ? sg_calloc(t->strings_size / 64 + 1, sizeof *seen) : NULL;
+    if (!named || (!seen && t->strings_size <= (1u << 24))) {
+        sg_free(named);
+        sg_free(seen);
         return -1;
+    }
+    size_t cap = 0;
     for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
         uint32_t off = r < t->nrules ? t->rules[r].code_off : t->limits[r - t->nrules].code_off;
         uint32_t len = r < t->nrules ? t->rules[r].code_len : t->limits[r - t->nrules].code_len;
         for (uint32_t pc = 0; pc + 1 < len; pc += 2) {
-            uint32_t op = t->code[off + pc] & 0xff;
-            if (op == SGT_OP_OPTION_ANY || op == SGT_OP_OPTION_ALL)
-                named[t->code[off + pc + 1]] = 1;
-            else if (op == SGT_OP_OPTION_VAL)
-                named[(t->code[off + pc] >> 8) & ~SGT_NEGATE_VALUE] = 1;
-        }
-    }
-    size_t cap = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t n = 0;
-        for (uint32_t b = 0; b < t->nsets; b++) {
-            if (!named[b])
-                continue;
-            const sgt_set *st = &t->sets[b];
-            for (uint32_t k = 0; k < st->nwords; k++)
-                if (is_longopt(sgr_str(t, t->words[st->words_off + k]))) {
-                    if (pass)
-                        t->longopts[n] = t->words[st->words_off + k];
-                    n++;
-                }
-        }
-        /* through the specs' slices: only the entries some slice holds are verified
-         * string refs (a corrupt table may hold others) */
-        for (uint32_t i = 0; i < t->nprogs; i++) {
-            sgr_prog_list sl[SGR_NPROG_LISTS];
-            sgr_prog_lists(&t->progs[i], sl);
-            for (int j = 0; j < SGR_NPROG_LISTS; j++)
-                for (uint32_t k = 0; k < sl[j].len; k++) {
-                    uint32_t ref = t->progopts[sl[j].off + k];
-                    if (is_longopt(sgr_str(t, ref))) {
-                        if (pass)
-                            t->longopts[n] = ref;
-                        n++;
-                    }
-                }
-        }
-        if (!pass) {
-            cap = n;
-            t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
-            if (!t->longopts) {
-                sg_free(named);
-                return -1;
+            uint32_t op = t->code[off + pc] & 0xff, set = t->code[off + pc + 1];
+            if (op == SGT_OP_OPTION_VAL)
+                set = (t->code[off + pc] >> 8) & ~SGT_NEGATE_VALUE;
+            if ((op == SGT_OP_OPTION_ANY || op == SGT_OP_OPTION_ALL || op == SGT_OP_OPTION_VAL) && !named[set]) {
+                named[set] = 1;
+                cap += t->sets[set].nwords;
             }
-            continue;
         }
-        qsort_r(t->longopts, n, sizeof *t->longopts, cmp_ref_strs, t);
-        uint32_t d = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!d || strcmp(sgr_str(t, t->longopts[i]), sgr_str(t, t->longopts[d - 1])) != 0)
-                t->longopts[d++] = t->longopts[i];
-        t->nlongopts = d;
     }
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(&t->progs[i], sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
+            cap += sl[j].len;
+    }
+    lo_ent *e = sg_malloc(sizeof *e * 2 * (cap ? cap : 1));
+    t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
+    if (!e || !t->longopts) {
+        sg_free(named);
+        sg_free(seen);
+        sg_free(e);
+        return -1;
+    }
+    size_t n = 0;
+    for (uint32_t b = 0; b < t->nsets; b++) {
+        if (!named[b])
+            continue;
+        const sgt_set *st = &t->sets[b];
+        for (uint32_t k = 0; k < st->nwords; k++) {
+            uint32_t ref = t->words[st->words_off + k];
+            const char *o = sgr_str(t, ref);
+            if (is_longopt(o) && lo_first(seen, ref))
+                e[n++] = (lo_ent){ longopt_key(o), ref };
+        }
+    }
+    /* through the specs' slices: only the entries some slice holds are verified
+     * string refs (a corrupt table may hold others) */
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(&t->progs[i], sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
+            for (uint32_t k = 0; k < sl[j].len; k++) {
+                uint32_t ref = t->progopts[sl[j].off + k];
+                const char *o = sgr_str(t, ref);
+                if (is_longopt(o) && lo_first(seen, ref))
+                    e[n++] = (lo_ent){ longopt_key(o), ref };
+            }
+    }
+    const lo_ent *o = sort_longopts(t, e, e + cap, n);
+    uint32_t d = 0;
+    for (size_t i = 0; i < n; i++)           /* the first of each run of equal strings */
+        if (!i || o[i].key != o[i - 1].key
+            || ((o[i].key & 0xff) && strcmp(sgr_str(t, o[i].ref) + 10, sgr_str(t, o[i - 1].ref) + 10) != 0))
+            t->longopts[d++] = o[i].ref;
+    t->nlongopts = d;
     sg_free(named);
+    sg_free(seen);
+    sg_free(e);
     return 0;
 }
 

@@ -1257,6 +1257,73 @@ static void test_progopt_bits(void)
     img_free(&m);
 }
 
+/* The long-option list (t->longopts) against its definition: every long option
+ * ("--x...") of every program spec's lists, in strcmp order, each text once.  The
+ * builder does not share strings, so a name in two lists is two refs here; names
+ * that agree in their first ten bytes (what the loader's sort key holds) and
+ * differ after, names that end inside it, and bytes above 0x7f. */
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void test_longopts(void)
+{
+    static const char *const a_value[] = { "--abcdefg", "--abcdefgh", "--abcdefghi", "--no-verify",
+                                           "--no-verify-signatures", "-x" };
+    static const char *const a_flag[] = { "--", "--a", "--ab", "--no-verifx", "--no-verify", "--\x7f" };
+    static const char *const b_value[] = { "--a", "--abcdefghi", "--abcdefghj", "--no-verify-sign", "--\xc3\xa9t\xc3\xa9" };
+    static const char *const b_end[] = { "--abcdefgh", "--z" };
+    tb b;
+    build_sample(&b);
+    sgt_progspec pa = {0}, pb = {0};
+    pa.name = tb_str(&b, "za");
+    PROG_SLICE(&b, pa, value, a_value);
+    PROG_SLICE(&b, pa, flag, a_flag);
+    pb.name = tb_str(&b, "zb");
+    PROG_SLICE(&b, pb, value, b_value);
+    PROG_SLICE(&b, pb, end, b_end);
+    tb_add(&b, SGT_SEC_PROGSPECS, &pa, sizeof pa);
+    tb_add(&b, SGT_SEC_PROGSPECS, &pb, sizeof pb);
+    img m = tb_build(&b);
+    tb_free(&b);
+    const char *want[32];
+    size_t nw = 0;
+    const char *const *lists[] = { a_value, a_flag, b_value, b_end };
+    const size_t lens[] = { 6, 6, 5, 2 };
+    for (int l = 0; l < 4; l++)
+        for (size_t k = 0; k < lens[l]; k++) {
+            const char *o = lists[l][k];
+            int dup = 0;
+            for (size_t j = 0; j < nw; j++)
+                dup |= strcmp(want[j], o) == 0;
+            if (o[0] == '-' && o[1] == '-' && o[2] && !dup)
+                want[nw++] = o;
+        }
+    qsort(want, nw, sizeof *want, cmp_strp);
+    for (int trusted = 0; trusted < 2; trusted++) {
+        sgr_table *t = NULL;
+        char err[256];
+        CHECK(sgr_table_load_flags(m.p, m.size, trusted ? SGR_LOAD_TRUSTED : 0, &t, err, sizeof err) == 0);
+        CHECK_STR(err, "");
+        if (!t)
+            continue;
+        CHECK(t->nlongopts == nw);
+        int same = t->nlongopts == nw;
+        for (size_t k = 0; same && k < nw; k++)
+            same = strcmp(sgr_str(t, t->longopts[k]), want[k]) == 0;
+        CHECK(same);
+        uint32_t first = 0;
+        CHECK(sgr_longopt_range(t, "--no-verif", 10, &first) == 4);   /* -verifx, -verify, -verify-sign... */
+        CHECK(first < t->nlongopts && strcmp(sgr_str(t, t->longopts[first]), "--no-verifx") == 0);
+        CHECK(sgr_longopt_range(t, "--no-verify-sig", 15, &first) == 2);
+        CHECK(sgr_longopt_range(t, "--abcdefgh", 10, &first) == 2);   /* ...ghi, ...ghj */
+        CHECK(sgr_longopt_range(t, "--a", 3, &first) == 5);   /* not --a itself */
+        sgr_table_free(t);
+    }
+    img_free(&m);
+}
+
 int main(void)
 {
     test_hashes();
@@ -1272,5 +1339,6 @@ int main(void)
     test_shared_slices();
     test_abbrev();
     test_progopt_bits();
+    test_longopts();
     return sg_test_summary();
 }
