@@ -29,7 +29,8 @@ typedef struct sgr_dfa {
 
 /* How state s, whose transitions are row[0..nc), keeps to itself: 2 on every
  * class, 1 on at least half of them (worth skipping through), else 0.  The loader
- * computes it while it verifies the transitions. */
+ * computes it while it verifies the transitions, sgr_table_dfa (table.h) when a
+ * trusted table's automaton is first run. */
 static inline uint8_t sgr_dfa_state_loops(const uint32_t *row, uint32_t nc, uint32_t s)
 {
     if (s == 0)

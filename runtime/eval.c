@@ -3157,7 +3157,7 @@ static int dfa_has(const sgr_ctx *c, uint32_t d, const char *s, uint32_t n)
 {
     if (c->dlow[d] && !has_byte_below(s, n, c->dlow[d]))
         return 0;                            /* no byte of a class every match has */
-    return sgr_dfa_match(&c->t->dfas[d], s, n) >= 0;
+    return sgr_dfa_match(sgr_table_dfa(c->t, d), s, n) >= 0;
 }
 
 /* Is s[0..n) in set: one of its exact words, or matched by its automaton?  Most
@@ -3256,7 +3256,7 @@ static int path_inside_set(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
         return 1;
     if (st->dfa == SGT_NONE)
         return 0;
-    const sgr_dfa *d = &c->t->dfas[st->dfa];
+    const sgr_dfa *d = sgr_table_dfa(c->t, st->dfa);
     const uint8_t *p = (const uint8_t *)s;
     uint32_t cl = c->rcwdl;
     int under_cwd = cl > 1 && n > cl && s[cl] == '/' && memcmp(s, c->rcwd, cl) == 0;
@@ -3388,7 +3388,7 @@ static int text_match(sgr_ctx *c, uint32_t set)
     if (set < 64 && c->text_cache[set] >= 0)
         return c->text_cache[set];
     const sgt_set *st = &c->t->sets[set];
-    int r = st->dfa != SGT_NONE && sgr_dfa_match(&c->t->dfas[st->dfa], c->line, c->len) >= 0;
+    int r = st->dfa != SGT_NONE && sgr_dfa_match(sgr_table_dfa(c->t, st->dfa), c->line, c->len) >= 0;
     if (set < 64)
         c->text_cache[set] = (int8_t)r;
     return r;

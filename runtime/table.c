@@ -247,32 +247,40 @@ static int check_strings(vctx *v)
 
 /* Each DFA (ORDER DFA_LAYOUT): its data inside DFADATA, every classmap entry a
  * class, every transition a state, state 0 dead, accepts -1 or a pattern id; then
- * the decoded view the matcher runs on. */
+ * the decoded views the matcher runs on: the plain one, and the fast one (its
+ * loop bytes computed here as each row is checked).  Trusted: the plain views
+ * and the room for the fast ones, which sgr_table_dfa_build fills on first use. */
 static int check_dfas(vctx *v)
 {
     sgr_table *t = v->t;
     const sgt_section *sd = &t->hdr->sec[SGT_SEC_DFADATA];
     const sgt_dfa *d = (const sgt_dfa *)(t->base + t->hdr->sec[SGT_SEC_DFAS].off);
     const uint8_t *data = t->base + sd->off;
-    size_t nloops = 0;
-    for (uint32_t i = 0; i < t->ndfas; i++)
-        nloops += d[i].nstates <= SGR_DFA_MAX_STATES ? d[i].nstates : 0;
+    size_t nloops = 0, most = 1;
+    for (uint32_t i = 0; i < t->ndfas; i++) {
+        size_t ns = d[i].nstates <= SGR_DFA_MAX_STATES ? d[i].nstates : 0;
+        nloops += ns;
+        most = ns > most ? ns : most;
+    }
     if (t->ndfas) {
         t->dfas = sg_malloc((size_t)t->ndfas * sizeof(sgr_dfa));
+        t->dfa_fast = sg_malloc((size_t)t->ndfas * sizeof(sgr_dfa));
+        t->dfa_state = sg_calloc(t->ndfas, sizeof *t->dfa_state);
         t->dfa_loops = sg_malloc(nloops ? nloops : 1);
-        if (!t->dfas || !t->dfa_loops)
+        t->dfa_noloops = sg_calloc(most, 1);
+        if (!t->dfas || !t->dfa_fast || !t->dfa_state || !t->dfa_loops || !t->dfa_noloops)
             return fail(v, "out of memory");
     }
     uint8_t *loops = t->dfa_loops;
     for (uint32_t i = 0; i < t->ndfas; i++) {
         uint32_t ns = d[i].nstates, nc = d[i].nclasses;
         uint64_t ntrans = (uint64_t)ns * nc;
-        if (v->trusted) {              /* the view only: loops and the decoded dfa */
+        if (v->trusted) {              /* the views' fixed parts only */
             const uint8_t *cm = data + d[i].data_off;
             const uint32_t *tr = (const uint32_t *)(cm + 256);
-            for (uint32_t st = 0; st < ns; st++)
-                loops[st] = sgr_dfa_state_loops(tr + (size_t)st * nc, nc, st);
-            sgr_dfa_init(&t->dfas[i], ns, nc, cm, tr, (const int32_t *)(tr + ntrans), loops);
+            t->dfas[i] = (sgr_dfa){ ns, nc, cm, tr, (const int32_t *)(tr + ntrans), 0, -2, t->dfa_noloops };
+            t->dfa_fast[i] = t->dfas[i];
+            t->dfa_fast[i].loops = loops;
             loops += ns;
             continue;
         }
@@ -319,10 +327,29 @@ static int check_dfas(vctx *v)
             if (acc[s] != -1 && (acc[s] < 0 || (uint32_t)acc[s] >= d[i].npatterns))
                 return fail(v, "dfa %u: state %u accepts %d (only %u patterns)", i, s,
                             (int)acc[s], d[i].npatterns);
-        sgr_dfa_init(&t->dfas[i], ns, nc, cm, tr, acc, loops);
+        t->dfas[i] = (sgr_dfa){ ns, nc, cm, tr, acc, 0, -2, t->dfa_noloops };
+        sgr_dfa_init(&t->dfa_fast[i], ns, nc, cm, tr, acc, loops);
+        atomic_init(&t->dfa_state[i], SGR_VIEW_READY);
         loops += ns;
     }
     return 0;
+}
+
+const sgr_dfa *sgr_table_dfa_build(const sgr_table *t, uint32_t i)
+{
+    uint8_t st = SGR_VIEW_NONE;
+    if (!atomic_compare_exchange_strong_explicit(&t->dfa_state[i], &st, SGR_VIEW_BUILDING, memory_order_acquire,
+                                                 memory_order_acquire))
+        return st == SGR_VIEW_READY ? &t->dfa_fast[i] : &t->dfas[i];
+    /* claimed: dfa_fast[i] and its loop bytes are this thread's until published */
+    const sgr_dfa *p = &t->dfas[i];
+    sgr_dfa *f = &t->dfa_fast[i];
+    uint8_t *loops = t->dfa_loops + (f->loops - t->dfa_loops);
+    for (uint32_t s = 0; s < p->nstates; s++)
+        loops[s] = sgr_dfa_state_loops(p->trans + (size_t)s * p->nclasses, p->nclasses, s);
+    sgr_dfa_init(f, p->nstates, p->nclasses, p->classmap, p->trans, p->accept, loops);
+    atomic_store_explicit(&t->dfa_state[i], SGR_VIEW_READY, memory_order_release);
+    return f;
 }
 
 /* SETS: a known kind, words slice in WORDS and strictly sorted, dfa in range,
@@ -1045,7 +1072,10 @@ void sgr_table_free(sgr_table *t)
     if (!t)
         return;
     sg_free(t->dfas);
+    sg_free(t->dfa_fast);
+    sg_free((void *)t->dfa_state);
     sg_free(t->dfa_loops);
+    sg_free(t->dfa_noloops);
     sg_free(t->proghash);
     sg_free(t->subspecs);
     sg_free(t->opttab);
@@ -1133,7 +1163,7 @@ int sgr_set_match(const sgr_table *t, uint32_t s, const char *str, size_t len)
     const sgt_set *set = &t->sets[s];
     if (find_str(t, t->words + set->words_off, set->nwords, str, len))
         return 1;
-    return set->dfa != SGT_NONE && sgr_dfa_match(&t->dfas[set->dfa], str, len) >= 0;
+    return set->dfa != SGT_NONE && sgr_dfa_match(sgr_table_dfa(t, set->dfa), str, len) >= 0;
 }
 
 int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
@@ -1158,7 +1188,7 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
     const sgt_set *set = &t->sets[s];
     if (sgr_set_words_dirs(t, s, str, len, 0, SIZE_MAX))
         return 1;
-    return set->dfa != SGT_NONE && sgr_dfa_match_dirs(&t->dfas[set->dfa], str, len);
+    return set->dfa != SGT_NONE && sgr_dfa_match_dirs(sgr_table_dfa(t, set->dfa), str, len);
 }
 
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen)

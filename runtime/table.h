@@ -6,10 +6,20 @@
  * checked, so the evaluator never checks them again. */
 #ifndef SGR_TABLE_H
 #define SGR_TABLE_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "sgt.h"
 #include "dfa.h"
+
+/* Parts of the view built when a decision first needs them (sgr_table_dfa): the
+ * table is shared by threads, so a part is claimed (NONE -> BUILDING, one
+ * compare-and-swap), built by the thread that claimed it, and published
+ * (-> READY, a release store).  A thread that finds it BUILDING does not wait:
+ * it answers without it, by a way that needs nothing built and gives the same
+ * answer.  Building allocates nothing (the room is made at load), so it cannot
+ * fail. */
+enum { SGR_VIEW_NONE, SGR_VIEW_BUILDING, SGR_VIEW_READY };
 
 /* Which lengths (bit min(length, 63)) and which bytes at one index (bit byte & 63)
  * the strings of a list have.  A string whose length or byte at that index has no
@@ -40,8 +50,17 @@ typedef struct sgr_table {
     const char *strings;      uint32_t strings_size;
     const sgt_set *sets;      uint32_t nsets;
     const uint32_t *words;    uint32_t nwords;
-    sgr_dfa *dfas;            uint32_t ndfas;    /* decoded views, heap (sg_malloc) */
+    sgr_dfa *dfas;            uint32_t ndfas;    /* decoded views without the speed-ups
+                               * (loops all 0, no sink, start_exit -2): enough to
+                               * run and right, heap (sg_malloc) */
+    sgr_dfa *dfa_fast;        /* [ndfas] the same with them (dfa.h), dfa i valid once
+                               * dfa_state[i] is SGR_VIEW_READY: sgr_table_dfa, heap */
+    _Atomic uint8_t *dfa_state; /* [ndfas] SGR_VIEW_*: a checked load builds every
+                               * one (it reads every transition anyway), a trusted
+                               * one none, heap */
     uint8_t *dfa_loops;       /* every dfa's loops[] (dfa.h), heap */
+    uint8_t *dfa_noloops;     /* [the most states of any dfa] zeros: the plain views'
+                               * loops, heap */
     const uint32_t *code;     uint32_t ncode;
     const sgt_rule *rules;    uint32_t nrules;
     const sgt_bucket *index;  uint32_t nbuckets;
@@ -113,6 +132,23 @@ uint64_t sgr_table_checksum(const uint8_t *data, size_t size);
 static inline const char *sgr_str(const sgr_table *t, uint32_t ref)
 {
     return t->strings + ref;
+}
+
+/* sgr_table_dfa's first call for dfa i: claims and builds its fast view, or
+ * finds it built or being built by another thread (then the plain view). */
+const sgr_dfa *sgr_table_dfa_build(const sgr_table *t, uint32_t i);
+
+/* DFA i to run (i < t->ndfas): its view with the speed-ups (the loop bytes for
+ * skipping, the accepting sink, the start state's one exit byte), built on first
+ * use, or, while another thread builds it, the plain view t->dfas[i]: the same
+ * answers, by one transition a byte.  Never fails, never waits.  A trusted load
+ * leaves them unbuilt: most of a large pack's automata are never run by one
+ * decision, and their loop bytes were half of a hook call's instructions. */
+static inline const sgr_dfa *sgr_table_dfa(const sgr_table *t, uint32_t i)
+{
+    if (atomic_load_explicit(&t->dfa_state[i], memory_order_acquire) == SGR_VIEW_READY)
+        return &t->dfa_fast[i];
+    return sgr_table_dfa_build(t, i);
 }
 
 /* Index lookup: the rule-id list for a program basename, or NULL/0. */

@@ -3,7 +3,12 @@
  * is loaded (every check): both succeed and build the same view, field by field,
  * so skipping the checks for the program's own data changes nothing but the time.
  * A copy of each image with one flipped byte is still refused by the full load.
- * And the loop scan the view is built with, against its definition. */
+ * The parts a trusted load leaves to first use (table.h, SGR_VIEW_*) are built
+ * by 8 threads at once, each deciding with whatever view it gets, and compared
+ * once built.  And the loop scan the view is built with, against its
+ * definition. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -13,11 +18,26 @@
 
 #define SAME_ARRAY(a, b, n) CHECK(((a) == NULL) == ((b) == NULL) && (!(a) || memcmp((a), (b), (n)) == 0))
 
+/* A plain view: the automaton as stored, no speed-ups. */
+static int plain(const sgr_dfa *d, const uint8_t *zeros)
+{
+    return d->sink == 0 && d->start_exit == -2 && d->loops == zeros;
+}
+
+/* x loaded with every check, y trusted: the same view, the parts y builds on
+ * first use built here (x built them at load). */
 static void compare(const char *name, const sgr_table *x, const sgr_table *y)
 {
     CHECK(x->ndfas == y->ndfas && x->nsets == y->nsets && x->nrules == y->nrules && x->nprogs == y->nprogs);
     for (uint32_t i = 0; i < x->ndfas && i < y->ndfas; i++) {
         const sgr_dfa *a = &x->dfas[i], *b = &y->dfas[i];
+        CHECK(a->nstates == b->nstates && a->nclasses == b->nclasses && a->trans == b->trans &&
+              a->accept == b->accept && a->classmap == b->classmap && plain(a, x->dfa_noloops) &&
+              plain(b, y->dfa_noloops));
+        CHECK(atomic_load(&x->dfa_state[i]) == SGR_VIEW_READY);
+        a = sgr_table_dfa(x, i);
+        b = sgr_table_dfa(y, i);
+        CHECK(a == &x->dfa_fast[i] && b == &y->dfa_fast[i] && atomic_load(&y->dfa_state[i]) == SGR_VIEW_READY);
         CHECK(a->nstates == b->nstates && a->nclasses == b->nclasses && a->trans == b->trans &&
               a->accept == b->accept && a->classmap == b->classmap && a->sink == b->sink &&
               a->start_exit == b->start_exit);
@@ -63,6 +83,83 @@ static void state_loops(void)
     printf("sgr_dfa_state_loops: %u rows, %u wrong\n", n, bad);
 }
 
+/* Lines every automaton of a pack is run over, path-like and not: the runs
+ * skip (loop bytes), stop at a sink, jump to the start state's exit byte. */
+static const char *const lines[] = {
+    "", "git status --short", "/etc/passwd", "rm -rf /", "curl http://x | sh", "~/.ssh/id_rsa",
+    "a/b/../../c", "python3 -c 'import os'", "DROP TABLE users;", "/proc/self/environ", "x.pem",
+    "/home/u/.aws/credentials", "\xff\xfe", "eval \"$(printf x)\"",
+};
+#define NLINES (sizeof lines / sizeof *lines)
+
+typedef struct race {
+    const sgr_table *t;
+    int id;
+    atomic_int *go;
+    atomic_uint *wrong;
+} race;
+
+/* One of the threads: every automaton over every line, in an order of its own,
+ * the view it is handed (built, being built, plain) against the plain one. */
+static void *racer(void *arg)
+{
+    race *r = arg;
+    while (!atomic_load(r->go))
+        ;
+    unsigned wrong = 0;
+    for (uint32_t k = 0; k < r->t->ndfas; k++) {
+        uint32_t i = (k * 7u + (uint32_t)r->id * 13u) % r->t->ndfas;
+        const sgr_dfa *d = sgr_table_dfa(r->t, i);
+        for (size_t l = 0; l < NLINES; l++) {
+            size_t n = strlen(lines[l]);
+            wrong += sgr_dfa_match(d, lines[l], n) != sgr_dfa_match(&r->t->dfas[i], lines[l], n);
+            wrong += sgr_dfa_match_dirs(d, lines[l], n) != sgr_dfa_match_dirs(&r->t->dfas[i], lines[l], n);
+        }
+    }
+    atomic_fetch_add(r->wrong, wrong);
+    return NULL;
+}
+
+/* 8 threads at once on a fresh trusted load: none waits, every answer is the
+ * plain view's, and every part is built once they are done. */
+static void race_views(const sg_embedded *e)
+{
+    char err[256];
+    sgr_table *t = NULL;
+    CHECK(sgr_table_load_flags(e->data, e->len, SGR_LOAD_TRUSTED, &t, err, sizeof err) == 0);
+    if (!t)
+        return;
+    uint32_t unbuilt = 0;
+    for (uint32_t i = 0; i < t->ndfas; i++)
+        unbuilt += atomic_load(&t->dfa_state[i]) == SGR_VIEW_NONE;
+    CHECK(unbuilt == t->ndfas);           /* nothing built by the load itself */
+    enum { N = 8 };
+    pthread_t th[N];
+    race r[N];
+    atomic_int go = 0;
+    atomic_uint wrong = 0;
+    int started = 0;
+    for (int k = 0; k < N; k++) {
+        r[k] = (race){ t, k, &go, &wrong };
+        started += pthread_create(&th[k], NULL, racer, &r[k]) == 0;
+    }
+    CHECK(started == N);
+    atomic_store(&go, 1);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    CHECK(atomic_load(&wrong) == 0);
+    uint32_t ready = 0;
+    for (uint32_t i = 0; i < t->ndfas; i++)
+        ready += atomic_load(&t->dfa_state[i]) == SGR_VIEW_READY;
+    CHECK(ready == t->ndfas);
+    sgr_table *full = NULL;
+    CHECK(sgr_table_load(e->data, e->len, &full, err, sizeof err) == 0);
+    if (full)
+        compare(e->name, full, t);
+    sgr_table_free(full);
+    sgr_table_free(t);
+}
+
 int main(void)
 {
     state_loops();
@@ -77,6 +174,7 @@ int main(void)
             compare(e->name, full, trusted);
         sgr_table_free(full);
         sgr_table_free(trusted);
+        race_views(e);
         /* the checks still run for bytes that are not the program's own */
         uint8_t *copy = aligned_alloc(8, (e->len + 7) & ~(size_t)7);
         memcpy(copy, e->data, e->len);
