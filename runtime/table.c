@@ -786,67 +786,94 @@ static int hash_progspecs(sgr_table *t)
     return 0;
 }
 
-/* Every option of every (verified) program spec in one open-addressed table, with
- * the lists it is in as bits, and each spec's options in one filter: the
- * normaliser asks what an option is once, not once per list.  Short options "-x"
- * (most of what is asked: a cluster's letters) also in a row per spec, indexed
- * by x. */
-static int hash_progopts(sgr_table *t)
+/* Room for every program spec's option view (struct sgr_progview, built by
+ * build_progview): each spec's slots in opttab, a power of two > 2 * the names
+ * its lists hold (names in several lists share a slot), and its short-option
+ * row.  Nothing is filled but where each spec's slots are. */
+static int plan_progopts(sgr_table *t)
 {
-    t->progfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->progfilt);
-    t->abbrfilt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->abbrfilt);
-    t->shortopt = sg_calloc(t->nprogs ? t->nprogs : 1, sizeof *t->shortopt);
-    if (!t->progfilt || !t->abbrfilt || !t->shortopt)
+    size_t np = t->nprogs ? t->nprogs : 1, total = 0;
+    t->prog_state = sg_calloc(np, sizeof *t->prog_state);
+    t->progview = sg_malloc(np * sizeof *t->progview);
+    t->shortopt = sg_malloc(np * sizeof *t->shortopt);
+    if (!t->prog_state || !t->progview || !t->shortopt)
         return -1;
-    size_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         sgr_prog_list sl[SGR_NPROG_LISTS];
         sgr_prog_lists(&t->progs[i], sl);
+        size_t n = 0;
         for (int j = 0; j < SGR_NPROG_LISTS; j++)
-            total += sl[j].len;
+            n += sl[j].len;
+        uint32_t cap = 2;
+        while (cap <= 2 * n)
+            cap *= 2;
+        t->progview[i].tab_off = (uint32_t)total;
+        t->progview[i].tab_mask = cap - 1;
+        total += cap;
     }
-    uint32_t n = 4;
-    while (n <= 2 * total)
-        n *= 2;
-    t->opttab = sg_malloc(sizeof *t->opttab * n);
+    t->opttab = sg_malloc(sizeof *t->opttab * (total ? total : 1));
     if (!t->opttab)
         return -1;
-    t->nopttab = n;
-    for (uint32_t h = 0; h < n; h++)
-        t->opttab[h] = (struct sgr_optent){ 0, SGT_NONE, 0, 0 };
-    for (uint32_t i = 0; i < t->nprogs; i++) {
-        const sgt_progspec *p = &t->progs[i];
-        sgr_prog_list sl[SGR_NPROG_LISTS];
-        sgr_prog_lists(p, sl);
-        for (int j = 0; j < SGR_NPROG_LISTS; j++)
-            for (uint32_t k = 0; k < sl[j].len; k++) {
-                uint32_t ref = t->progopts[sl[j].off + k];
-                const char *o = sgr_str(t, ref);
-                size_t ol = strlen(o);
-                sgr_strfilt_add(&t->progfilt[i], o, ol, 1);
-                if (ol > 2 && o[0] == '-' && o[1] == '-'
-                    && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST))) {
-                    t->abbrfilt[i].c2 |= 1ull << ((uint8_t)o[2] & 63);
-                    if (ol > 3)
-                        t->abbrfilt[i].c23 |= 1ull << sgr_abbr_pair(o[2], o[3]);
-                }
-                _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
-                                | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
-                                | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN | SGR_OPT_CWD)
-                               <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
-                if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
-                    t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
-                uint32_t h = (sgr_hash_name(o, ol) ^ i * 0x9e3779b9u) & (n - 1);
-                while (t->opttab[h].name != SGT_NONE
-                       && !(t->opttab[h].prog == i && strcmp(sgr_str(t, t->opttab[h].name), o) == 0))
-                    h = (h + 1) & (n - 1);
-                t->opttab[h].prog = i;
-                t->opttab[h].name = ref;
-                t->opttab[h].len = (uint32_t)ol;
-                t->opttab[h].bits |= sl[j].bit;
-            }
-    }
+    t->nopttab = total;
     return 0;
+}
+
+/* Spec i's options (verified) in its slots, with the lists each is in as bits,
+ * and in its filters: the normaliser asks what an option is once, not once per
+ * list.  Short options "-x" (most of what is asked: a cluster's letters) also in
+ * its row, indexed by x.  Writes only spec i's parts of the view. */
+static void build_progview(const sgr_table *t, uint32_t i)
+{
+    const sgt_progspec *p = &t->progs[i];
+    struct sgr_progview *v = &t->progview[i];
+    struct sgr_optent *tab = t->opttab + v->tab_off;
+    uint32_t mask = v->tab_mask;
+    v->filt = (sgr_strfilt){ 0, 0 };
+    v->c2 = v->c23 = 0;
+    memset(t->shortopt[i], 0, sizeof t->shortopt[i]);
+    for (uint32_t h = 0; h <= mask; h++)
+        tab[h] = (struct sgr_optent){ SGT_NONE, 0, 0 };
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(p, sl);
+    for (int j = 0; j < SGR_NPROG_LISTS; j++)
+        for (uint32_t k = 0; k < sl[j].len; k++) {
+            uint32_t ref = t->progopts[sl[j].off + k];
+            const char *o = sgr_str(t, ref);
+            size_t ol = strlen(o);
+            sgr_strfilt_add(&v->filt, o, ol, 1);
+            if (ol > 2 && o[0] == '-' && o[1] == '-'
+                && (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST))) {
+                v->c2 |= 1ull << ((uint8_t)o[2] & 63);
+                if (ol > 3)
+                    v->c23 |= 1ull << sgr_abbr_pair(o[2], o[3]);
+            }
+            _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
+                            | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
+                            | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN | SGR_OPT_CWD)
+                           <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
+            if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
+                t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
+            uint32_t h = sgr_fnv1a(o, ol) & mask;
+            while (tab[h].name != SGT_NONE && tab[h].name != ref
+                   && !(tab[h].len == ol && memcmp(sgr_str(t, tab[h].name), o, ol) == 0))
+                h = (h + 1) & mask;
+            if (tab[h].name == SGT_NONE)
+                tab[h] = (struct sgr_optent){ ref, (uint32_t)ol, 0 };
+            tab[h].bits |= sl[j].bit;
+        }
+}
+
+int sgr_table_progview(const sgr_table *t, uint32_t pi)
+{
+    uint8_t st = atomic_load_explicit(&t->prog_state[pi], memory_order_acquire);
+    if (st == SGR_VIEW_NONE
+        && atomic_compare_exchange_strong_explicit(&t->prog_state[pi], &st, SGR_VIEW_BUILDING, memory_order_acquire,
+                                                   memory_order_acquire)) {
+        build_progview(t, pi);              /* claimed: spec pi's parts are ours */
+        atomic_store_explicit(&t->prog_state[pi], SGR_VIEW_READY, memory_order_release);
+        return 1;
+    }
+    return st == SGR_VIEW_READY;
 }
 
 static int is_longopt(const char *o)
@@ -1056,9 +1083,13 @@ int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_tab
                   : check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
                     check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0 || hash_progopts(t) < 0 || collect_longopts(t) < 0) {
+    if (hash_progspecs(t) < 0 || plan_progopts(t) < 0 || collect_longopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
+    }
+    for (uint32_t i = 0; !v.trusted && i < t->nprogs; i++) {
+        build_progview(t, i);               /* not shared yet */
+        atomic_init(&t->prog_state[i], SGR_VIEW_READY);
     }
     *out = t;
     return 0;
@@ -1079,8 +1110,8 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->proghash);
     sg_free(t->subspecs);
     sg_free(t->opttab);
-    sg_free(t->progfilt);
-    sg_free(t->abbrfilt);
+    sg_free((void *)t->prog_state);
+    sg_free(t->progview);
     sg_free(t->shortopt);
     sg_free(t->longopts);
     sg_free(t);
@@ -1193,28 +1224,45 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
 
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen)
 {
-    uint32_t mask = t->nopttab - 1;
+    const struct sgr_progview *v = &t->progview[pi];
+    const struct sgr_optent *tab = t->opttab + v->tab_off;
     /* terminates: fewer than half the slots are used */
-    for (uint32_t h = (sgr_fnv1a(str, slen) ^ pi * 0x9e3779b9u) & mask; t->opttab[h].name != SGT_NONE;
-         h = (h + 1) & mask) {
-        const struct sgr_optent *e = &t->opttab[h];
+    for (uint32_t h = sgr_fnv1a(str, slen) & v->tab_mask; tab[h].name != SGT_NONE; h = (h + 1) & v->tab_mask)
         /* the name has exactly len bytes before its NUL: a query holding a NUL
          * differs from it at the NUL */
-        if (e->prog == pi && e->len == slen && memcmp(sgr_str(t, e->name), str, slen) == 0)
-            return e->bits;
-    }
+        if (tab[h].len == slen && memcmp(sgr_str(t, tab[h].name), str, slen) == 0)
+            return tab[h].bits;
     return 0;
+}
+
+uint32_t sgr_progopt_bits_unbuilt(const sgr_table *t, uint32_t pi, const char *str, size_t slen)
+{
+    if (sgr_table_progview(t, pi))
+        return sgr_progopt_bits(t, &t->progs[pi], str, slen);
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(&t->progs[pi], sl);
+    uint32_t bits = 0;
+    for (int j = 0; j < SGR_NPROG_LISTS; j++)
+        if (find_str(t, t->progopts + sl[j].off, sl[j].len, str, slen))
+            bits |= sl[j].bit;
+    return bits;
 }
 
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen)
 {
-    if (slen < 3 || str[0] != '-' || str[1] != '-'
-        || !((t->abbrfilt[ps - t->progs].c2 >> ((uint8_t)str[2] & 63)) & 1))
+    if (slen < 3 || str[0] != '-' || str[1] != '-')
         return 0;
-    /* str is a proper prefix only of a name longer than it: one with o[3] when
-     * str has str[3] */
-    if (slen > 3 && !((t->abbrfilt[ps - t->progs].c23 >> sgr_abbr_pair(str[2], str[3])) & 1))
-        return 0;
+    /* the filters, unless another thread is building them (then the search
+     * alone, which gives the same answer) */
+    const struct sgr_progview *v = &t->progview[ps - t->progs];
+    if (sgr_table_progview(t, (uint32_t)(ps - t->progs))) {
+        if (!((v->c2 >> ((uint8_t)str[2] & 63)) & 1))
+            return 0;
+        /* str is a proper prefix only of a name longer than it: one with o[3]
+         * when str has str[3] */
+        if (slen > 3 && !((v->c23 >> sgr_abbr_pair(str[2], str[3])) & 1))
+            return 0;
+    }
     sgr_prog_list sl[SGR_NPROG_LISTS];
     sgr_prog_lists(ps, sl);
     uint32_t bits = 0;

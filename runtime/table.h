@@ -70,21 +70,29 @@ typedef struct sgr_table {
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     uint8_t *subspecs;        /* [nprogs] 1 where some spec is named after this one, a
                                * blank and a subcommand ("git rebase"), heap */
-    struct sgr_optent {       /* every option of every progspec: what it is */
-        uint32_t prog;        /* progspec index */
+    /* What sgr_progopt_bits and sgr_progopt_abbrev read of a program spec, built
+     * when a decision first asks about it (SGR_VIEW_*: sgr_table_progview): a
+     * checked load builds every spec's, a trusted one none (a decision meets a
+     * few of a pack's programs). */
+    _Atomic uint8_t *prog_state; /* [nprogs] SGR_VIEW_*, heap */
+    struct sgr_progview {     /* [nprogs], heap */
+        uint32_t tab_off, tab_mask; /* its options: opttab[tab_off ..+ tab_mask + 1],
+                               * open-addressed by sgr_fnv1a (set at load) */
+        sgr_strfilt filt;     /* all its options, by length and second byte */
+        uint64_t c2;          /* of each long value, script and unless option o
+                               * ("--x..."), sgr_progopt_abbrev's first test: bit
+                               * (o[2] & 63) */
+        uint64_t c23;         /* bit sgr_abbr_pair(o[2], o[3]), o longer than "--x" */
+    } *progview;
+    struct sgr_optent {       /* an option of a progspec: what it is */
         uint32_t name;        /* string ref, SGT_NONE when the slot is empty */
         uint32_t len;         /* its length: a lookup compares with memcmp */
         uint32_t bits;        /* SGR_OPT_* */
-    } *opttab;                /* [nopttab] open-addressed (sgr_progopt_bits), heap */
-    uint32_t nopttab;         /* a power of two > 2 * the options listed */
-    sgr_strfilt *progfilt;    /* [nprogs] all of a progspec's options, heap */
+    } *opttab;                /* [nopttab] every spec's slots, each spec's a power of
+                               * two > 2 * the names its lists hold, heap */
+    size_t nopttab;
     uint16_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
                                * sgr_progopt_bits without a hash, heap */
-    struct sgr_abbrfilt {     /* [nprogs] of each long value, script and unless
-                               * option o ("--x..."): sgr_progopt_abbrev's first test */
-        uint64_t c2;          /* bit (o[2] & 63) */
-        uint64_t c23;         /* bit sgr_abbr_pair(o[2], o[3]), o longer than "--x" */
-    } *abbrfilt;              /* heap */
     const uint32_t *progopts; uint32_t nprogopts;
     uint32_t *longopts;       /* [nlongopts] every long option ("--x...") a rule's
                                * `option` test or a program spec names, as string
@@ -193,8 +201,14 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_LINKREL 0x1000u       /* linkrel_off: ... made from cwd-relative ones (ln -r) */
 #define SGR_OPT_NORUN  0x2000u        /* norun_off: a wrapper given it runs nothing */
 #define SGR_OPT_CWD    0x4000u        /* cwd_off: names the directory it works in */
-/* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]). */
+/* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]), its view built. */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
+/* sgr_progopt_bits before spec pi's view is built: builds it, or, while another
+ * thread builds it, searches each of the spec's lists (the same answer). */
+uint32_t sgr_progopt_bits_unbuilt(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
+/* Build spec pi's view unless it is built or being built (SGR_VIEW_*): 1 when it
+ * is built on return, 0 while another thread builds it. */
+int sgr_table_progview(const sgr_table *t, uint32_t pi);
 /* Inline for the commonest questions: a short option "-x" (a cluster's letters are
  * asked one by one), one load; a name none of the spec's options could be (by
  * length and second byte), a filter.  The rest is a hash lookup. */
@@ -202,9 +216,11 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
                                         size_t slen)
 {
     uint32_t pi = (uint32_t)(ps - t->progs);
+    if (atomic_load_explicit(&t->prog_state[pi], memory_order_acquire) != SGR_VIEW_READY)
+        return sgr_progopt_bits_unbuilt(t, pi, str, slen);
     if (slen == 2 && str[0] == '-' && (uint8_t)str[1] < 128)
         return t->shortopt[pi][(uint8_t)str[1]];
-    if (!sgr_strfilt_may(&t->progfilt[pi], str, slen, 1))
+    if (!sgr_strfilt_may(&t->progview[pi].filt, str, slen, 1))
         return 0;
     return sgr_progopt_bits_slow(t, pi, str, slen);
 }
@@ -248,7 +264,7 @@ static inline void sgr_prog_lists(const sgt_progspec *p, sgr_prog_list *out)
  * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
  * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);
-/* abbrfilt's c23 bit for the two bytes after "--": both in it (most long options
+/* The progview's c23 bit for the two bytes after "--": both in it (most long options
  * a command gives share their first letter with some declared one, few the
  * first two). */
 static inline unsigned sgr_abbr_pair(char a, char b)

@@ -47,14 +47,18 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
     CHECK(x->nproghash == y->nproghash && x->nopttab == y->nopttab && x->nlongopts == y->nlongopts);
     if (x->nproghash == y->nproghash)
         SAME_ARRAY(x->proghash, y->proghash, sizeof *x->proghash * x->nproghash);
-    if (x->nopttab == y->nopttab)
-        SAME_ARRAY(x->opttab, y->opttab, sizeof *x->opttab * x->nopttab);
+    for (uint32_t i = 0; i < x->nprogs && i < y->nprogs; i++) {
+        CHECK(atomic_load(&x->prog_state[i]) == SGR_VIEW_READY);
+        CHECK(sgr_table_progview(x, i) == 1 && sgr_table_progview(y, i) == 1);
+        const struct sgr_progview *a = &x->progview[i], *b = &y->progview[i];
+        CHECK(memcmp(a, b, sizeof *a) == 0);
+        SAME_ARRAY(x->shortopt[i], y->shortopt[i], sizeof *x->shortopt);
+        if (a->tab_off == b->tab_off && a->tab_mask == b->tab_mask && (size_t)a->tab_off + a->tab_mask < x->nopttab)
+            SAME_ARRAY(x->opttab + a->tab_off, y->opttab + b->tab_off, sizeof *x->opttab * (a->tab_mask + 1));
+    }
     if (x->nlongopts == y->nlongopts)
         SAME_ARRAY(x->longopts, y->longopts, sizeof *x->longopts * x->nlongopts);
     SAME_ARRAY(x->subspecs, y->subspecs, x->nprogs);
-    SAME_ARRAY(x->progfilt, y->progfilt, sizeof *x->progfilt * x->nprogs);
-    SAME_ARRAY(x->abbrfilt, y->abbrfilt, sizeof *x->abbrfilt * x->nprogs);
-    SAME_ARRAY(x->shortopt, y->shortopt, sizeof *x->shortopt * x->nprogs);
     printf("%s: %u dfas, %u programs, %u long options: the same view either way\n", name, x->ndfas, x->nprogs,
            x->nlongopts);
 }
@@ -92,6 +96,28 @@ static const char *const lines[] = {
 };
 #define NLINES (sizeof lines / sizeof *lines)
 
+/* What option s[0..n) is to spec p, by definition: the lists naming it, and
+ * (a long one) the value, script and unless lists naming something longer it
+ * starts. */
+static uint32_t bits_by_definition(const sgr_table *t, const sgt_progspec *p, const char *s, size_t n, int abbrev)
+{
+    sgr_prog_list sl[SGR_NPROG_LISTS];
+    sgr_prog_lists(p, sl);
+    uint32_t bits = 0;
+    if (abbrev && (n < 3 || s[0] != '-' || s[1] != '-'))
+        return 0;
+    for (int j = 0; j < SGR_NPROG_LISTS; j++)
+        for (uint32_t k = 0; k < sl[j].len; k++) {
+            const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
+            if (!abbrev ? strlen(o) == n && memcmp(o, s, n) == 0
+                        : (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST | SGR_OPT_LOOKUP
+                                        | SGR_OPT_ARGV0 | SGR_OPT_CWD))
+                          && strlen(o) > n && memcmp(o, s, n) == 0)
+                bits |= sl[j].bit;
+        }
+    return bits;
+}
+
 typedef struct race {
     const sgr_table *t;
     int id;
@@ -100,7 +126,8 @@ typedef struct race {
 } race;
 
 /* One of the threads: every automaton over every line, in an order of its own,
- * the view it is handed (built, being built, plain) against the plain one. */
+ * the view it is handed (built, being built, plain) against the plain one; then
+ * every program spec's options, against their definition. */
 static void *racer(void *arg)
 {
     race *r = arg;
@@ -115,6 +142,26 @@ static void *racer(void *arg)
             wrong += sgr_dfa_match(d, lines[l], n) != sgr_dfa_match(&r->t->dfas[i], lines[l], n);
             wrong += sgr_dfa_match_dirs(d, lines[l], n) != sgr_dfa_match_dirs(&r->t->dfas[i], lines[l], n);
         }
+    }
+    /* every option of every spec, a prefix of it and a name no spec has: what
+     * it is, and what it may abbreviate */
+    const sgr_table *t = r->t;
+    for (uint32_t k = 0; k < t->nprogs; k++) {
+        uint32_t i = (k * 5u + (uint32_t)r->id * 11u) % t->nprogs;
+        const sgt_progspec *p = &t->progs[i];
+        sgr_prog_list sl[SGR_NPROG_LISTS];
+        sgr_prog_lists(p, sl);
+        for (int j = 0; j < SGR_NPROG_LISTS; j++)
+            for (uint32_t o = 0; o < sl[j].len; o++) {
+                const char *w = sgr_str(t, t->progopts[sl[j].off + o]);
+                size_t n = strlen(w);
+                for (size_t m = n; m + 2 >= n && m > 0; m--) {
+                    wrong += sgr_progopt_bits(t, p, w, m) != bits_by_definition(t, p, w, m, 0);
+                    wrong += sgr_progopt_abbrev(t, p, w, m) != bits_by_definition(t, p, w, m, 1);
+                }
+            }
+        wrong += sgr_progopt_bits(t, p, "--no-such-option", 16) != 0;
+        wrong += sgr_progopt_bits(t, p, "-\x7f", 2) != bits_by_definition(t, p, "-\x7f", 2, 0);
     }
     atomic_fetch_add(r->wrong, wrong);
     return NULL;
@@ -132,7 +179,9 @@ static void race_views(const sg_embedded *e)
     uint32_t unbuilt = 0;
     for (uint32_t i = 0; i < t->ndfas; i++)
         unbuilt += atomic_load(&t->dfa_state[i]) == SGR_VIEW_NONE;
-    CHECK(unbuilt == t->ndfas);           /* nothing built by the load itself */
+    for (uint32_t i = 0; i < t->nprogs; i++)
+        unbuilt += atomic_load(&t->prog_state[i]) == SGR_VIEW_NONE;
+    CHECK(unbuilt == t->ndfas + t->nprogs);   /* nothing built by the load itself */
     enum { N = 8 };
     pthread_t th[N];
     race r[N];
@@ -151,7 +200,9 @@ static void race_views(const sg_embedded *e)
     uint32_t ready = 0;
     for (uint32_t i = 0; i < t->ndfas; i++)
         ready += atomic_load(&t->dfa_state[i]) == SGR_VIEW_READY;
-    CHECK(ready == t->ndfas);
+    for (uint32_t i = 0; i < t->nprogs; i++)
+        ready += atomic_load(&t->prog_state[i]) == SGR_VIEW_READY;
+    CHECK(ready == t->ndfas + t->nprogs);
     sgr_table *full = NULL;
     CHECK(sgr_table_load(e->data, e->len, &full, err, sizeof err) == 0);
     if (full)

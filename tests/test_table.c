@@ -3,6 +3,7 @@
 #include "runtime/table.h"
 #include "common/alloc.h"
 #include "check.h"
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -339,6 +340,21 @@ static void sbuf_out(void *ud, const char *text, size_t len)
 
 /* ------------------------------------------------------------ tests */
 
+/* Load m one of three ways: 0 with every check (every part of the view built at
+ * load), 1 trusted (built on first use), 2 trusted with every part marked as
+ * being built by another thread (the answers without them). */
+static sgr_table *load_mode(const img *m, int mode, char *err, size_t errlen)
+{
+    sgr_table *t = NULL;
+    if (sgr_table_load_flags(m->p, m->size, mode ? SGR_LOAD_TRUSTED : 0, &t, err, errlen) != 0)
+        return NULL;
+    for (uint32_t i = 0; mode == 2 && i < t->ndfas; i++)
+        atomic_store(&t->dfa_state[i], SGR_VIEW_BUILDING);
+    for (uint32_t i = 0; mode == 2 && i < t->nprogs; i++)
+        atomic_store(&t->prog_state[i], SGR_VIEW_BUILDING);
+    return t;
+}
+
 static void test_hashes(void)
 {
     CHECK(sgr_hash_name("", 0) == 0x811c9dc5u);
@@ -358,66 +374,65 @@ static void test_hashes(void)
 static void test_load_and_lookup(void)
 {
     img m = sample_image();
-    sgr_table *t = NULL;
-    char err[256] = "";
-    int rc = sgr_table_load(m.p, m.size, &t, err, sizeof err);
-    CHECK(rc == 0);
-    CHECK_STR(err, "");
-    if (rc) {
-        img_free(&m);
-        return;
+    for (int mode = 0; mode < 3; mode++) {  /* the automata's views: built, on first use, plain */
+        char err[256] = "";
+        sgr_table *t = load_mode(&m, mode, err, sizeof err);
+        CHECK(t != NULL);
+        CHECK_STR(err, "");
+        if (!t)
+            break;
+        CHECK(t->nsets == 4 && t->nrules == 4 && t->ndfas == 2 && t->nbuckets == 4);
+        CHECK_STR(sgr_str(t, t->meta->pack_name), "demo");
+
+        uint32_t n = 99;
+        const uint32_t *l = sgr_table_lookup(t, "rm", 2, &n);
+        CHECK(l && n == 2 && l[0] == 0 && l[1] == 1);
+        l = sgr_table_lookup(t, "ls", 2, &n);
+        CHECK(l && n == 1 && l[0] == 0);
+        CHECK(sgr_table_lookup(t, "r", 1, &n) == NULL && n == 0);
+        CHECK(sgr_table_lookup(t, "rmx", 3, &n) == NULL);
+        CHECK(sgr_table_lookup(t, "rm\0", 3, &n) == NULL);
+        CHECK(sgr_table_lookup(t, "", 0, &n) == NULL);
+        CHECK(sgr_table_lookup(t, "rmdir", 2, &n) != NULL); /* length, not NUL, ends the query */
+
+        const sgt_progspec *p = sgr_table_progspec(t, "sudo", 4);
+        CHECK(p && p->flags == SGT_PROG_WRAPPER);
+        CHECK(sgr_table_progspec(t, "env", 3) != NULL);
+        CHECK(sgr_table_progspec(t, "su", 2) == NULL);
+        CHECK(sgr_table_progspec(t, "sudox", 5) == NULL);
+        CHECK(sgr_table_progspec(t, "a", 1) == NULL);
+        CHECK(sgr_table_progspec(t, "zz", 2) == NULL);
+        if (p) {
+            CHECK(sgr_progopt_has(t, p->value_off, p->value_len, "-u", 2));
+            CHECK(sgr_progopt_has(t, p->value_off, p->value_len, "-g", 2));
+            CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-", 1));
+            CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-uu", 3));
+            CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-x", 2));
+            CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-u\0", 3));
+            CHECK(sgr_progopt_has(t, p->end_off, p->end_len, "--", 2));
+            CHECK(!sgr_progopt_has(t, p->exec_off, p->exec_len, "--", 2));
+        }
+
+        /* words, then the glob g* */
+        CHECK(sgr_set_match(t, 0, "ls", 2));
+        CHECK(sgr_set_match(t, 0, "rm", 2));
+        CHECK(sgr_set_match(t, 0, "git", 3));
+        CHECK(sgr_set_match(t, 0, "g", 1));
+        CHECK(!sgr_set_match(t, 0, "", 0));
+        CHECK(!sgr_set_match(t, 0, "l", 1));
+        CHECK(!sgr_set_match(t, 0, "lss", 3));
+        CHECK(!sgr_set_match(t, 0, "xg", 2));
+        CHECK(!sgr_set_match(t, 0, "rm\0", 3));
+        CHECK(sgr_set_match(t, 0, "rmdir", 2));
+        CHECK(sgr_set_match(t, 1, "-r", 2) && sgr_set_match(t, 1, "-f", 2));
+        CHECK(!sgr_set_match(t, 1, "-rf", 3));
+        CHECK(sgr_set_match(t, 2, "echo x", 6));
+        CHECK(sgr_set_match(t, 2, "x", 1));
+        CHECK(!sgr_set_match(t, 2, "echo y", 6));
+        CHECK(!sgr_set_match(t, 2, "", 0));
+        CHECK(sgr_set_match(t, 3, "rm", 2) && !sgr_set_match(t, 3, "ls", 2));
+        sgr_table_free(t);
     }
-    CHECK(t->nsets == 4 && t->nrules == 4 && t->ndfas == 2 && t->nbuckets == 4);
-    CHECK_STR(sgr_str(t, t->meta->pack_name), "demo");
-
-    uint32_t n = 99;
-    const uint32_t *l = sgr_table_lookup(t, "rm", 2, &n);
-    CHECK(l && n == 2 && l[0] == 0 && l[1] == 1);
-    l = sgr_table_lookup(t, "ls", 2, &n);
-    CHECK(l && n == 1 && l[0] == 0);
-    CHECK(sgr_table_lookup(t, "r", 1, &n) == NULL && n == 0);
-    CHECK(sgr_table_lookup(t, "rmx", 3, &n) == NULL);
-    CHECK(sgr_table_lookup(t, "rm\0", 3, &n) == NULL);
-    CHECK(sgr_table_lookup(t, "", 0, &n) == NULL);
-    CHECK(sgr_table_lookup(t, "rmdir", 2, &n) != NULL); /* length, not NUL, ends the query */
-
-    const sgt_progspec *p = sgr_table_progspec(t, "sudo", 4);
-    CHECK(p && p->flags == SGT_PROG_WRAPPER);
-    CHECK(sgr_table_progspec(t, "env", 3) != NULL);
-    CHECK(sgr_table_progspec(t, "su", 2) == NULL);
-    CHECK(sgr_table_progspec(t, "sudox", 5) == NULL);
-    CHECK(sgr_table_progspec(t, "a", 1) == NULL);
-    CHECK(sgr_table_progspec(t, "zz", 2) == NULL);
-    if (p) {
-        CHECK(sgr_progopt_has(t, p->value_off, p->value_len, "-u", 2));
-        CHECK(sgr_progopt_has(t, p->value_off, p->value_len, "-g", 2));
-        CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-", 1));
-        CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-uu", 3));
-        CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-x", 2));
-        CHECK(!sgr_progopt_has(t, p->value_off, p->value_len, "-u\0", 3));
-        CHECK(sgr_progopt_has(t, p->end_off, p->end_len, "--", 2));
-        CHECK(!sgr_progopt_has(t, p->exec_off, p->exec_len, "--", 2));
-    }
-
-    /* words, then the glob g* */
-    CHECK(sgr_set_match(t, 0, "ls", 2));
-    CHECK(sgr_set_match(t, 0, "rm", 2));
-    CHECK(sgr_set_match(t, 0, "git", 3));
-    CHECK(sgr_set_match(t, 0, "g", 1));
-    CHECK(!sgr_set_match(t, 0, "", 0));
-    CHECK(!sgr_set_match(t, 0, "l", 1));
-    CHECK(!sgr_set_match(t, 0, "lss", 3));
-    CHECK(!sgr_set_match(t, 0, "xg", 2));
-    CHECK(!sgr_set_match(t, 0, "rm\0", 3));
-    CHECK(sgr_set_match(t, 0, "rmdir", 2));
-    CHECK(sgr_set_match(t, 1, "-r", 2) && sgr_set_match(t, 1, "-f", 2));
-    CHECK(!sgr_set_match(t, 1, "-rf", 3));
-    CHECK(sgr_set_match(t, 2, "echo x", 6));
-    CHECK(sgr_set_match(t, 2, "x", 1));
-    CHECK(!sgr_set_match(t, 2, "echo y", 6));
-    CHECK(!sgr_set_match(t, 2, "", 0));
-    CHECK(sgr_set_match(t, 3, "rm", 2) && !sgr_set_match(t, 3, "ls", 2));
-    sgr_table_free(t);
     img_free(&m);
 }
 
@@ -1118,46 +1133,48 @@ static void test_abbrev(void)
     tb_add(&b, SGT_SEC_PROGSPECS, &p, sizeof p);
     img m = tb_build(&b);
     tb_free(&b);
-    sgr_table *t = NULL;
-    char err[256];
-    CHECK(sgr_table_load(m.p, m.size, &t, err, sizeof err) == 0);
-    CHECK_STR(err, "");
-    const sgt_progspec *ps = t ? sgr_table_progspec(t, "zgrep", 5) : NULL;
-    CHECK(ps != NULL);
-    if (ps) {
-        CHECK(sgr_progopt_abbrev(t, ps, "--col", 5) == SGR_OPT_VALUE);     /* --color, --colour */
-        CHECK(sgr_progopt_abbrev(t, ps, "--co", 4) == (SGR_OPT_VALUE | SGR_OPT_SCRIPT));
-        CHECK(sgr_progopt_abbrev(t, ps, "--regexp", 8) == SGR_OPT_FIRST);  /* --regexp-extended */
-        CHECK(sgr_progopt_abbrev(t, ps, "--colour", 8) == 0);              /* itself, no longer one */
-        CHECK(sgr_progopt_abbrev(t, ps, "--text", 6) == 0);                /* text is not asked for */
-        CHECK(sgr_progopt_abbrev(t, ps, "-e", 2) == 0);
-        const char *const *lists[] = { value, script, text, first };
-        const size_t lens[] = { 6, 3, 2, 3 };
-        int agree = 1, tried = 0;
-        for (int l = 0; l < 4; l++)
-            for (size_t k = 0; k < lens[l]; k++) {
-                const char *o = lists[l][k];
-                size_t ol = strlen(o);
-                char q[64];
-                for (size_t n = 0; n <= ol + 1 && n < sizeof q; n++) {
-                    memcpy(q, o, ol < n ? ol : n);
-                    for (int v = 0; v < 4; v++) {
-                        size_t qn = n;
-                        if (n > ol)
-                            q[ol] = v == 0 ? 'x' : v == 1 ? '\0' : v == 2 ? '-' : '\xff';
-                        else if (n > 2 && v > 0)
-                            q[n - 1] = v == 1 ? '\0' : v == 2 ? (char)(o[n - 1] + 1) : (char)(o[n - 1] - 1);
-                        tried++;
-                        if (sgr_progopt_abbrev(t, ps, q, qn) != abbrev_by_definition(t, ps, q, qn))
-                            agree = 0;
-                        if (n <= ol)
-                            memcpy(q, o, n);
+    for (int mode = 0; mode < 3; mode++) {
+        char err[256] = "";
+        sgr_table *t = load_mode(&m, mode, err, sizeof err);
+        CHECK(t != NULL);
+        CHECK_STR(err, "");
+        const sgt_progspec *ps = t ? sgr_table_progspec(t, "zgrep", 5) : NULL;
+        CHECK(ps != NULL);
+        if (ps) {
+            CHECK(sgr_progopt_abbrev(t, ps, "--col", 5) == SGR_OPT_VALUE);     /* --color, --colour */
+            CHECK(sgr_progopt_abbrev(t, ps, "--co", 4) == (SGR_OPT_VALUE | SGR_OPT_SCRIPT));
+            CHECK(sgr_progopt_abbrev(t, ps, "--regexp", 8) == SGR_OPT_FIRST);  /* --regexp-extended */
+            CHECK(sgr_progopt_abbrev(t, ps, "--colour", 8) == 0);              /* itself, no longer one */
+            CHECK(sgr_progopt_abbrev(t, ps, "--text", 6) == 0);                /* text is not asked for */
+            CHECK(sgr_progopt_abbrev(t, ps, "-e", 2) == 0);
+            const char *const *lists[] = { value, script, text, first };
+            const size_t lens[] = { 6, 3, 2, 3 };
+            int agree = 1, tried = 0;
+            for (int l = 0; l < 4; l++)
+                for (size_t k = 0; k < lens[l]; k++) {
+                    const char *o = lists[l][k];
+                    size_t ol = strlen(o);
+                    char q[64];
+                    for (size_t n = 0; n <= ol + 1 && n < sizeof q; n++) {
+                        memcpy(q, o, ol < n ? ol : n);
+                        for (int v = 0; v < 4; v++) {
+                            size_t qn = n;
+                            if (n > ol)
+                                q[ol] = v == 0 ? 'x' : v == 1 ? '\0' : v == 2 ? '-' : '\xff';
+                            else if (n > 2 && v > 0)
+                                q[n - 1] = v == 1 ? '\0' : v == 2 ? (char)(o[n - 1] + 1) : (char)(o[n - 1] - 1);
+                            tried++;
+                            if (sgr_progopt_abbrev(t, ps, q, qn) != abbrev_by_definition(t, ps, q, qn))
+                                agree = 0;
+                            if (n <= ol)
+                                memcpy(q, o, n);
+                        }
                     }
                 }
-            }
-        CHECK(agree && tried > 300);
+            CHECK(agree && tried > 300);
+        }
+        sgr_table_free(t);
     }
-    sgr_table_free(t);
     img_free(&m);
 }
 
@@ -1207,53 +1224,55 @@ static void test_progopt_bits(void)
     tb_add(&b, SGT_SEC_PROGSPECS, &pc, sizeof pc);
     img m = tb_build(&b);
     tb_free(&b);
-    sgr_table *t = NULL;
-    char err[256];
-    CHECK(sgr_table_load(m.p, m.size, &t, err, sizeof err) == 0);
-    CHECK_STR(err, "");
-    const char *names[] = { "za", "zb", "zc" };
-    for (int k = 0; t && k < 3; k++) {
-        const sgt_progspec *ps = sgr_table_progspec(t, names[k], 2);
-        CHECK(ps != NULL);
-        if (!ps)
-            continue;
-        int agree = 1, nonzero = 0;
-        char q[4];
-        /* every string of one or two bytes, and three starting with '-' */
-        for (int x = 0; x < 256; x++) {
-            q[0] = (char)x;
-            agree &= sgr_progopt_bits(t, ps, q, 1) == bits_by_definition(t, ps, q, 1);
-            for (int y = 0; y < 256; y++) {
-                q[1] = (char)y;
-                uint32_t got = sgr_progopt_bits(t, ps, q, 2);
-                agree &= got == bits_by_definition(t, ps, q, 2);
-                nonzero += got != 0;
-                if (x == '-') {
-                    for (int z = 0; z < 256; z++) {
-                        q[2] = (char)z;
-                        agree &= sgr_progopt_bits(t, ps, q, 3) == bits_by_definition(t, ps, q, 3);
+    for (int mode = 0; mode < 3; mode++) {
+        char err[256] = "";
+        sgr_table *t = load_mode(&m, mode, err, sizeof err);
+        CHECK(t != NULL);
+        CHECK_STR(err, "");
+        const char *names[] = { "za", "zb", "zc" };
+        for (int k = 0; t && k < 3; k++) {
+            const sgt_progspec *ps = sgr_table_progspec(t, names[k], 2);
+            CHECK(ps != NULL);
+            if (!ps)
+                continue;
+            int agree = 1, nonzero = 0;
+            char q[4];
+            /* every string of one or two bytes, and three starting with '-' */
+            for (int x = 0; x < 256; x++) {
+                q[0] = (char)x;
+                agree &= sgr_progopt_bits(t, ps, q, 1) == bits_by_definition(t, ps, q, 1);
+                for (int y = 0; y < 256; y++) {
+                    q[1] = (char)y;
+                    uint32_t got = sgr_progopt_bits(t, ps, q, 2);
+                    agree &= got == bits_by_definition(t, ps, q, 2);
+                    nonzero += got != 0;
+                    if (x == '-') {
+                        for (int z = 0; z < 256; z++) {
+                            q[2] = (char)z;
+                            agree &= sgr_progopt_bits(t, ps, q, 3) == bits_by_definition(t, ps, q, 3);
+                        }
                     }
                 }
             }
+            CHECK(agree);
+            CHECK(nonzero == (k == 0 ? 7 : k == 1 ? 5 : 0));
         }
-        CHECK(agree);
-        CHECK(nonzero == (k == 0 ? 7 : k == 1 ? 5 : 0));
+        if (t) {
+            const sgt_progspec *pa2 = sgr_table_progspec(t, "za", 2), *pb2 = sgr_table_progspec(t, "zb", 2);
+            CHECK(sgr_progopt_bits(t, pa2, "-k", 2) == (SGR_OPT_VALUE | SGR_OPT_TEXT));
+            CHECK(sgr_progopt_bits(t, pa2, "-z", 2) == (SGR_OPT_EXEC | SGR_OPT_END));
+            CHECK(sgr_progopt_bits(t, pa2, "-\xe9", 2) == SGR_OPT_EXEC);
+            CHECK(sgr_progopt_bits(t, pa2, "-\0", 2) == 0);
+            CHECK(sgr_progopt_bits(t, pa2, "-", 1) == SGR_OPT_EXEC);
+            CHECK(sgr_progopt_bits(t, pa2, "-exec", 5) == SGR_OPT_EXEC);
+            CHECK(sgr_progopt_bits(t, pa2, "--key", 5) == SGR_OPT_VALUE);
+            CHECK(sgr_progopt_bits(t, pa2, "-c", 2) == 0);
+            CHECK(sgr_progopt_bits(t, pb2, "-c", 2) == SGR_OPT_SCRIPT);
+            CHECK(sgr_progopt_bits(t, pb2, "-e", 2) == (SGR_OPT_VALUE | SGR_OPT_FIRST));
+            CHECK(sgr_progopt_bits(t, pb2, "-k", 2) == 0);
+        }
+        sgr_table_free(t);
     }
-    if (t) {
-        const sgt_progspec *pa2 = sgr_table_progspec(t, "za", 2), *pb2 = sgr_table_progspec(t, "zb", 2);
-        CHECK(sgr_progopt_bits(t, pa2, "-k", 2) == (SGR_OPT_VALUE | SGR_OPT_TEXT));
-        CHECK(sgr_progopt_bits(t, pa2, "-z", 2) == (SGR_OPT_EXEC | SGR_OPT_END));
-        CHECK(sgr_progopt_bits(t, pa2, "-\xe9", 2) == SGR_OPT_EXEC);
-        CHECK(sgr_progopt_bits(t, pa2, "-\0", 2) == 0);
-        CHECK(sgr_progopt_bits(t, pa2, "-", 1) == SGR_OPT_EXEC);
-        CHECK(sgr_progopt_bits(t, pa2, "-exec", 5) == SGR_OPT_EXEC);
-        CHECK(sgr_progopt_bits(t, pa2, "--key", 5) == SGR_OPT_VALUE);
-        CHECK(sgr_progopt_bits(t, pa2, "-c", 2) == 0);
-        CHECK(sgr_progopt_bits(t, pb2, "-c", 2) == SGR_OPT_SCRIPT);
-        CHECK(sgr_progopt_bits(t, pb2, "-e", 2) == (SGR_OPT_VALUE | SGR_OPT_FIRST));
-        CHECK(sgr_progopt_bits(t, pb2, "-k", 2) == 0);
-    }
-    sgr_table_free(t);
     img_free(&m);
 }
 
