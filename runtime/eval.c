@@ -21,7 +21,7 @@
 #include "common/alloc.h"
 
 /* One rule of a walk: the rule, the features it needs (c->need), and where
- * run() starts (see index_implies; WALK_PROVED: the index proves the rule). */
+ * run() starts (see implied_of; WALK_PROVED: the index proves the rule). */
 typedef struct sgr_walk {
     uint32_t rule;
     uint16_t need;
@@ -31,11 +31,7 @@ typedef struct sgr_walk {
 #define WALK_PROVED UINT16_MAX
 
 typedef struct sgr_walk_prog {
-    const char *name;
-    uint32_t len, hash;
-    uint32_t off, n;                    /* its walk: walk[off..off + n), once built;
-                                         * its index list: lists[list_off..+list_len) */
-    uint32_t list_off, list_len;
+    uint32_t off, n;                    /* its walk: walk[off..off + n), once built */
     int built;                          /* walk[off..) is merged (walk_for) */
 } sgr_walk_prog;
 
@@ -122,7 +118,8 @@ struct sgr_ctx {
     uint8_t *pm_hit;
     uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
     uint8_t *tilde;                     /* [nsets] has a word "~" or "~/...": the caller's
-                                         * home, for path conditions (tilde_words) */
+                                         * home, for path conditions (tilde_words);
+                                         * TILDE_*, worked out on first use */
     const char *rhome;                  /* the caller's home resolved, when rhome_call ==
                                          * ncalls (NULL: none) */
     uint32_t rhomel;
@@ -183,21 +180,23 @@ struct sgr_ctx {
     const char *ov_msg;
     const char **seg_msg;               /* per segment: a hook's message for its decider */
     int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
-    uint16_t *need;                     /* [nrules] segment features each rule needs (F_*) */
+    uint16_t *need;                     /* [nrules] segment features each rule needs (F_*),
+                                         * NEED_UNKNOWN until first used (need_of) */
     char short_opt[128][3];             /* "-x" for every ASCII x: a cluster's options */
     sgr_strfilt *wf;                    /* [nsets] the set's exact words by length and
                                          * first byte, made on first use (lens 0: not
                                          * yet; a set with words has a length bit) */
-    uint8_t *implied;                   /* [nrules] see index_implies */
+    uint8_t *implied;                   /* [nrules] IMPLIED_*, see implied_of */
+    uint32_t *filed_off, *filed;        /* the index's buckets that list rule r:
+                                         * filed[filed_off[r]..filed_off[r + 1]) */
     uint32_t nprogs;                    /* segments of this call that run a program */
     /* decide_segment's walks (see build_walks): per program the index names, its
      * rules merged with the any list, found through a hash of the names */
     sgr_walk *walk;                     /* every walk back to back; walk[0..nany) is
                                          * the any list alone */
     uint32_t nany;
-    sgr_walk_prog *wprog;               /* [the index's names] */
-    uint32_t *wslot;                    /* [wmask + 1] wprog index + 1, 0: empty */
-    uint32_t wmask;
+    sgr_walk_prog *wprog;               /* [nbuckets] by the index's bucket of the name */
+    uint32_t walk_used;                 /* walk[0..walk_used) holds the walks built */
     int walk_merged;                    /* 0: the walks were too large to keep; each
                                          * is merged into walk_tmp when used */
     sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
@@ -261,6 +260,9 @@ static uint32_t op_needs(sgr_ctx *c, uint32_t op, uint32_t a, uint32_t b, const 
     }
 }
 
+enum { NEED_UNKNOWN = UINT16_MAX };     /* no F_* set is this */
+_Static_assert((unsigned)F_ALL < (unsigned)NEED_UNKNOWN, "need holds every F_* set");
+
 /* The features a condition needs: forward dataflow over its instructions, for all
  * "feature f is absent" scenarios at once (bit f of m0[pc]/m1[pc]: in that scenario
  * the accumulator may be 0/1 when pc is reached).  A rule needs f when no path ends
@@ -292,6 +294,15 @@ static uint32_t rule_needs(sgr_ctx *c, const uint32_t *code, uint32_t len, const
         m1[pc + 1] |= (uint16_t)no;
     }
     return F_ALL & ~(uint32_t)m1[n];
+}
+
+/* The features rule r needs, in any program's walk (worked out on first use:
+ * a decision meets few of a pack's rules outside the walks it builds). */
+static uint32_t need_of(sgr_ctx *c, uint32_t r)
+{
+    if (c->need[r] == NEED_UNKNOWN)
+        c->need[r] = (uint16_t)rule_needs(c, c->t->code + c->t->rules[r].code_off, c->t->rules[r].code_len, NULL, 0);
+    return c->need[r];
 }
 
 /* The features segment si has (F_*). */
@@ -328,38 +339,65 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
  * put it there: `program S and ...` is `0: program S; 1: jump-false ...; ...`,
  * and `program in S` is that one op.  When every name the index files the rule
  * under is a word of S, reaching the rule through the index means the test holds
- * (the basename is in S), so run() may start after it: index_implies marks such
+ * (the basename is in S), so run() may start after it: implied_of marks such
  * rules IMPLIED_AND (start at op 2, acc 1: a jump-false after a test that holds is
  * not taken, wherever it leads) or IMPLIED_ALL (the rule matches).  Checked once
- * per context against the index itself, so it holds for any table. */
-enum { IMPLIED_NO, IMPLIED_AND, IMPLIED_ALL };
+ * per context and rule, the first time a walk takes the rule, against the index
+ * itself, so it holds for any table. */
+enum { IMPLIED_UNKNOWN, IMPLIED_NO, IMPLIED_AND, IMPLIED_ALL };
 
-static void index_implies(const sgr_table *t, uint8_t *implied)
+/* Which of the index's buckets list each rule (filed_off, filed): one pass over
+ * the index, so implied_of looks at a rule's own buckets only. */
+static int index_filed(sgr_ctx *c)
 {
-    for (uint32_t r = 0; r < t->nrules; r++) {
-        const uint32_t *code = t->code + t->rules[r].code_off;
-        uint32_t len = t->rules[r].code_len, n = len / 2;
-        implied[r] = IMPLIED_NO;
-        if (n == 0 || (code[0] & 0xff) != SGT_OP_PROGRAM || t->sets[code[1]].nwords == 0)
-            continue;
-        if (n == 1)
-            implied[r] = IMPLIED_ALL;
-        else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE)
-            implied[r] = IMPLIED_AND;
-    }
-    for (uint32_t b = 0; b < t->nbuckets; b++) {
-        const sgt_bucket *bk = &t->index[b];
-        if (bk->name == SGT_NONE)
-            continue;
-        const char *name = sgr_str(t, bk->name);
-        size_t nl = strlen(name);
-        for (uint32_t k = 0; k < bk->list_len; k++) {
-            uint32_t r = t->lists[bk->list_off + k];
-            const uint32_t *code = t->code + t->rules[r].code_off;
-            if (implied[r] != IMPLIED_NO && !sgr_set_words_has(t, code[1], name, nl))
-                implied[r] = IMPLIED_NO;
+    const sgr_table *t = c->t;
+    uint32_t *off = c->filed_off = sg_calloc((size_t)t->nrules + 1, sizeof *c->filed_off);
+    if (!off)
+        return -1;
+    size_t total = 0;
+    for (uint32_t b = 0; b < t->nbuckets; b++)
+        if (t->index[b].name != SGT_NONE) {
+            for (uint32_t k = 0; k < t->index[b].list_len; k++)
+                off[t->lists[t->index[b].list_off + k] + 1]++;
+            total += t->index[b].list_len;
         }
+    c->filed = sg_malloc(sizeof *c->filed * (total ? total : 1));
+    if (!c->filed)
+        return -1;
+    for (uint32_t r = 0; r < t->nrules; r++)
+        off[r + 1] += off[r];              /* off[r]: where rule r's buckets start */
+    for (uint32_t b = 0; b < t->nbuckets; b++)
+        if (t->index[b].name != SGT_NONE)
+            for (uint32_t k = 0; k < t->index[b].list_len; k++)
+                c->filed[off[t->lists[t->index[b].list_off + k]]++] = b;
+    for (uint32_t r = t->nrules; r > 0; r--)
+        off[r] = off[r - 1];               /* each moved to the next one's start */
+    off[0] = 0;
+    return 0;
+}
+
+/* What the index proves of rule r (IMPLIED_*), worked out the first time a walk
+ * takes it: the rule's form, then every bucket that lists it. */
+static uint32_t implied_of(sgr_ctx *c, uint32_t r)
+{
+    if (c->implied[r] != IMPLIED_UNKNOWN)
+        return c->implied[r];
+    const sgr_table *t = c->t;
+    const uint32_t *code = t->code + t->rules[r].code_off;
+    uint32_t n = t->rules[r].code_len / 2, v = IMPLIED_NO;
+    if (n > 0 && (code[0] & 0xff) == SGT_OP_PROGRAM && t->sets[code[1]].nwords != 0) {
+        if (n == 1)
+            v = IMPLIED_ALL;
+        else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE)
+            v = IMPLIED_AND;
     }
+    for (uint32_t k = c->filed_off[r]; v != IMPLIED_NO && k < c->filed_off[r + 1]; k++) {
+        const char *name = sgr_str(t, t->index[c->filed[k]].name);
+        if (!sgr_set_words_has(t, code[1], name, strlen(name)))
+            v = IMPLIED_NO;
+    }
+    c->implied[r] = (uint8_t)v;
+    return v;
 }
 
 const char *sgr_decision_name(uint32_t d)
@@ -372,6 +410,24 @@ const char *sgr_decision_name(uint32_t d)
     return d < SGT_NDECISIONS ? names[d] : "deny";
 }
 
+enum { TILDE_UNKNOWN, TILDE_NONE, TILDE_SOME };
+
+/* Has set a word "~" or "~/..." (the caller's home)?  Looked for the first time a
+ * set is asked about. */
+static inline int tilde_of(sgr_ctx *c, uint32_t set)
+{
+    if (c->tilde[set] == TILDE_UNKNOWN) {
+        const sgr_table *t = c->t;
+        int some = 0;
+        for (uint32_t k = 0; k < t->sets[set].nwords && !some; k++) {
+            const char *w = sgr_str(t, t->words[t->sets[set].words_off + k]);
+            some = w[0] == '~' && (w[1] == '\0' || w[1] == '/');
+        }
+        c->tilde[set] = some ? TILDE_SOME : TILDE_NONE;
+    }
+    return c->tilde[set] == TILDE_SOME;
+}
+
 /* The sets `path inside` tests, in the order rules name them, join the context's
  * path group (runtime/pathgroup.h) while it has bits left: a set's automaton, and
  * its exact words as a trie (unless they would make a large one). */
@@ -379,7 +435,7 @@ static int group_words(sgr_ctx *c, uint32_t set)
 {
     const sgr_table *t = c->t;
     const sgt_set *st = &t->sets[set];
-    if (c->tilde[set])
+    if (tilde_of(c, set))
         return 0;                          /* "~" words name the caller's home: tested apart */
     const char **w = sg_malloc(sizeof *w * st->nwords);
     uint32_t *l = sg_malloc(sizeof *l * st->nwords);
@@ -434,10 +490,10 @@ static int group_sets(sgr_ctx *c)
  * That merge, the lookups of c->need and c->implied and the index's own lookup
  * were most of its cost; they depend on the table only, so a context does them
  * once per program, the first time a segment runs it (walk_for), into room made
- * by sgr_ctx_new, and finds a program's walk through a hash of the names kept
- * here.  A table whose walks would take more than sgr_walk_max entries (many
- * names, a long any list) keeps only the hash, and a walk is merged into walk_tmp
- * each time it is used. */
+ * by sgr_ctx_new, and finds a program's walk by its bucket in the index.  A
+ * table whose walks would take more than sgr_walk_max entries (many names, a
+ * long any list) keeps none, and a walk is merged into walk_tmp each time it is
+ * used. */
 size_t sgr_walk_max = (size_t)1 << 18;
 
 /* Merge idx[0..nidx) (an index list) with the any list into w; returns the
@@ -453,16 +509,18 @@ static uint32_t walk_merge(sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_
         uint32_t r, from = 0;
         if (j >= nany || (i < nidx && idx[i] < any[j])) {
             r = idx[i++];
-            from = c->implied[r] == IMPLIED_ALL ? WALK_PROVED : c->implied[r] == IMPLIED_AND ? 2 : 0;
+            uint32_t im = implied_of(c, r);
+            from = im == IMPLIED_ALL ? WALK_PROVED : im == IMPLIED_AND ? 2 : 0;
         } else {
             r = any[j++];
         }
         const sgt_rule *ru = &c->t->rules[r];
         w[k].rule = r;
-        w[k].need = c->need[r];
         if (prog && *budget >= ru->code_len) {
             *budget -= ru->code_len;
             w[k].need = (uint16_t)rule_needs(c, c->t->code + ru->code_off, ru->code_len, prog, plen);
+        } else {
+            w[k].need = (uint16_t)need_of(c, r);
         }
         w[k].from = (uint16_t)from;
         k++;
@@ -470,88 +528,63 @@ static uint32_t walk_merge(sgr_ctx *c, sgr_walk *w, const uint32_t *idx, uint32_
     return k;
 }
 
-/* Room for every walk, and the hash of the index's names.  A program's walk is
- * merged the first time a segment runs it (walk_for), into room made here: a
- * context that decides once (the CLI's check) pays for the walks of the
- * programs it meets, not for every program of a large pack. */
+/* Room for every walk, and a record of each per bucket of the index.  A
+ * program's walk is merged the first time a segment runs it (walk_for), into
+ * room made here: a context that decides once (the CLI's check) pays for the
+ * walks of the programs it meets, not for every program of a large pack. */
 static int build_walks(sgr_ctx *c)
 {
     const sgr_table *t = c->t;
     size_t total = c->nany = t->meta->any_len, longest = 0;
-    uint32_t nnames = 0;
     for (uint32_t b = 0; b < t->nbuckets; b++)
         if (t->index[b].name != SGT_NONE) {
-            nnames++;
             total += (size_t)t->index[b].list_len + c->nany;
             longest = t->index[b].list_len > longest ? t->index[b].list_len : longest;
         }
     c->walk_merged = total <= sgr_walk_max;
-    uint32_t slots = 2;
-    while (slots < 2 * (size_t)nnames)
-        slots *= 2;
-    c->wmask = slots - 1;
-    c->wslot = sg_calloc(slots, sizeof *c->wslot);
-    c->wprog = sg_malloc(sizeof *c->wprog * (nnames ? nnames : 1));
+    c->wprog = sg_calloc(t->nbuckets ? t->nbuckets : 1, sizeof *c->wprog);
     c->walk = sg_malloc(sizeof *c->walk * (c->walk_merged ? (total ? total : 1) : (c->nany ? c->nany : 1)));
     if (!c->walk_merged)
         c->walk_tmp = sg_malloc(sizeof *c->walk_tmp * (longest + c->nany));
-    if (!c->wslot || !c->wprog || !c->walk || (!c->walk_merged && !c->walk_tmp))
+    if (!c->wprog || !c->walk || (!c->walk_merged && !c->walk_tmp))
         return -1;
     c->walk_budget = (size_t)1 << 22;
-    uint32_t off = walk_merge(c, c->walk, NULL, 0, NULL, 0, NULL), k = 0;
-    for (uint32_t b = 0; b < t->nbuckets; b++) {
-        const sgt_bucket *bk = &t->index[b];
-        if (bk->name == SGT_NONE)
-            continue;
-        sgr_walk_prog *wp = &c->wprog[k];
-        wp->name = sgr_str(t, bk->name);
-        wp->len = (uint32_t)strlen(wp->name);
-        wp->hash = sgr_fnv1a(wp->name, wp->len);
-        wp->list_off = bk->list_off;
-        wp->list_len = bk->list_len;
-        wp->off = off;
-        wp->n = 0;
-        wp->built = 0;
-        if (c->walk_merged)
-            off += bk->list_len + c->nany;  /* a walk holds both lists, each rule once */
-        uint32_t h = wp->hash & c->wmask;
-        while (c->wslot[h])
-            h = (h + 1) & c->wmask;
-        c->wslot[h] = ++k;
-    }
+    c->walk_used = walk_merge(c, c->walk, NULL, 0, NULL, 0, NULL);
     return 0;
 }
 
-/* The walk for a segment running program name[0..n) (n == 0: none); *len its
- * length. */
+/* The walk for a segment running program name[0..n) (prog 0: none); *len its
+ * length.  The program's bucket is found as sgr_table_lookup finds it. */
 static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n, int prog, uint32_t *len)
 {
-    sgr_walk_prog *wp = NULL;
-    if (prog) {
-        uint32_t h = sgr_fnv1a(name, n);
-        /* terminates: fewer than half the slots are used */
-        for (uint32_t p = h & c->wmask; c->wslot[p]; p = (p + 1) & c->wmask) {
-            sgr_walk_prog *q = &c->wprog[c->wslot[p] - 1];
-            if (q->hash == h && q->len == n && sgr_str_eq(q->name, name, n)) {
-                wp = q;
-                break;
-            }
+    const sgr_table *t = c->t;
+    uint32_t b = SGT_NONE, mask = t->nbuckets - 1;
+    /* terminates: the loader proved at least one bucket is empty */
+    for (uint32_t p = sgr_fnv1a(name, n) & mask; prog && t->nbuckets && t->index[p].name != SGT_NONE;
+         p = (p + 1) & mask)
+        if (sgr_str_eq(sgr_str(t, t->index[p].name), name, n)) {
+            b = p;
+            break;
         }
-    }
-    if (!wp) {
+    if (b == SGT_NONE) {
         *len = c->nany;
         return c->walk;
     }
+    const sgt_bucket *bk = &t->index[b];
+    sgr_walk_prog *wp = &c->wprog[b];
     if (c->walk_merged) {
         if (!wp->built) {
-            wp->n = walk_merge(c, c->walk + wp->off, c->t->lists + wp->list_off, wp->list_len, wp->name,
-                               wp->len, &c->walk_budget);
+            /* a walk holds both lists, each rule once: room for it is left */
+            wp->off = c->walk_used;
+            wp->n = walk_merge(c, c->walk + wp->off, t->lists + bk->list_off, bk->list_len, name, n,
+                               &c->walk_budget);
+            c->walk_used += wp->n;
             wp->built = 1;
         }
         *len = wp->n;
         return c->walk + wp->off;
     }
-    *len = walk_merge(c, c->walk_tmp, c->t->lists + wp->list_off, wp->list_len, NULL, 0, NULL);
+    *len = walk_merge(c, c->walk_tmp, t->lists + bk->list_off, bk->list_len, NULL, 0, NULL);
     return c->walk_tmp;
 }
 
@@ -567,16 +600,13 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->lim = lim;
     size_t ns = t->nsets ? t->nsets : 1;
     c->need = sg_malloc(sizeof *c->need * (t->nrules ? t->nrules : 1));
+    if (c->need)
+        memset(c->need, 0xff, sizeof *c->need * t->nrules);     /* NEED_UNKNOWN */
     c->pm_call = sg_calloc(ns, sizeof *c->pm_call);
     c->pm_state = sg_calloc(ns, sizeof *c->pm_state);
     c->pm_hit = sg_calloc(ns, 1);
     c->wmax = sg_calloc(ns, sizeof *c->wmax);
     c->tilde = sg_calloc(ns, 1);
-    for (uint32_t set = 0; c->tilde && set < t->nsets; set++)
-        for (uint32_t k = 0; k < t->sets[set].nwords; k++) {
-            const char *w = sgr_str(t, t->words[t->sets[set].words_off + k]);
-            c->tilde[set] |= w[0] == '~' && (w[1] == '\0' || w[1] == '/');
-        }
     size_t maxst = 1;
     for (uint32_t d = 0; d < t->ndfas; d++)
         maxst = t->dfas[d].nstates > maxst ? t->dfas[d].nstates : maxst;
@@ -589,13 +619,16 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     c->pw_call = sg_calloc(ns, sizeof *c->pw_call);
     c->pw_hit = sg_calloc(ns, 1);
     c->wf = sg_calloc(ns, sizeof *c->wf);
-    c->implied = sg_malloc(t->nrules ? t->nrules : 1);
+    c->implied = sg_calloc(t->nrules ? t->nrules : 1, 1);       /* IMPLIED_UNKNOWN */
     if (!c->need || !c->pm_call || !c->pm_state || !c->pm_hit || !c->wmax || !c->tilde || !c->pg_mask || !c->pg_full || !c->pw_call
         || !c->pw_hit || !c->implied || !c->wf || !c->dmin || !c->dlow || !c->bfs_queue || !c->bfs_seen) {
         sgr_ctx_free(c);
         return NULL;
     }
-    index_implies(t, c->implied);
+    if (index_filed(c) < 0) {
+        sgr_ctx_free(c);
+        return NULL;
+    }
     c->code_set = sgr_state_code_set(t);
     for (int ch = 0; ch < 128; ch++) {
         c->short_opt[ch][0] = '-';
@@ -608,8 +641,6 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     for (uint32_t set = 0; set < t->nsets; set++)
         if (c->pg_full[set])
             c->pg_union |= c->pg_mask[set];
-    for (uint32_t r = 0; r < t->nrules; r++)
-        c->need[r] = (uint16_t)rule_needs(c, t->code + t->rules[r].code_off, t->rules[r].code_len, NULL, 0);
     if (build_walks(c) < 0 || build_tmpls(c) < 0) {
         sgr_ctx_free(c);
         return NULL;
@@ -638,12 +669,13 @@ void sgr_ctx_free(sgr_ctx *c)
         sgr_pg_trie_free(&c->pg_tries[i]);
     sg_free(c->pg_tries);
     sg_free(c->implied);
+    sg_free(c->filed_off);
+    sg_free(c->filed);
     sg_free(c->walk);
     sg_free(c->tmpl);
     sg_free(c->pieces);
     sg_free(c->walk_tmp);
     sg_free(c->wprog);
-    sg_free(c->wslot);
     sg_free(c->wf);
     sg_free(c->pw_call);
     sg_free(c->pw_hit);
@@ -3224,7 +3256,7 @@ static int tilde_words_slow(sgr_ctx *c, uint32_t set, const char *s, uint32_t n,
 
 static inline int tilde_words(sgr_ctx *c, uint32_t set, const char *s, uint32_t n, int dirs)
 {
-    return c->tilde[set] && tilde_words_slow(c, set, s, n, dirs);
+    return tilde_of(c, set) && tilde_words_slow(c, set, s, n, dirs);
 }
 
 /* The exact words of set over path s[0..n) and the directories above it. */
@@ -3336,7 +3368,7 @@ static int pattern_in(sgr_ctx *c, uint32_t set, const sgr_ppat *p, int dirs)
     const sgt_set *st = &c->t->sets[set];
     const sgr_ppat *wp = p->words ? p->words : p;
     uint32_t hl = 0;
-    const char *home = c->tilde[set] ? home_of(c, &hl) : NULL;
+    const char *home = tilde_of(c, set) ? home_of(c, &hl) : NULL;
     for (uint32_t k = 0; k < st->nwords; k++) {
         const char *w = sgr_str(c->t, c->t->words[st->words_off + k]);
         size_t l = strlen(w);
@@ -3661,7 +3693,7 @@ static int option_value(sgr_ctx *c, const sgr_norm *nm, uint32_t a, uint32_t b)
 }
 
 /* Run a rule's code on segment si from op `from` (after a test the index proved,
- * see index_implies): 1 match, 0 none, -1 out of memory. */
+ * see implied_of): 1 match, 0 none, -1 out of memory. */
 static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from)
 {
     const uint32_t *code = c->t->code + off;
