@@ -915,14 +915,17 @@ static int cmd_fuzz(int argc, char **argv)
     mo.max = (unsigned)max;
     /* abbreviations of every long option the pack's rules and declarations name */
     const char **longopts = NULL;
-    if (!rc && p->t->nlongopts) {
-        longopts = sg_malloc(sizeof *longopts * p->t->nlongopts);
+    const sgr_longopts *lo = rc ? NULL : sgr_table_longopts(p->t);
+    if (!rc && !lo)
+        rc = EX_SOFTWARE;
+    if (!rc && lo->n) {
+        longopts = sg_malloc(sizeof *longopts * lo->n);
         if (!longopts)
             rc = EX_SOFTWARE;
-        for (uint32_t i = 0; longopts && i < p->t->nlongopts; i++)
-            longopts[i] = sgr_str(p->t, p->t->longopts[i]);
+        for (uint32_t i = 0; longopts && i < lo->n; i++)
+            longopts[i] = sgr_str(p->t, lo->ref[i]);
         mo.longopts = longopts;
-        mo.nlongopts = longopts ? p->t->nlongopts : 0;
+        mo.nlongopts = longopts ? lo->n : 0;
         mo.optkind = fz_optkind;
         mo.ud = (void *)p->t;
     }

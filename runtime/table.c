@@ -799,11 +799,7 @@ static int plan_progopts(sgr_table *t)
     if (!t->prog_state || !t->progview || !t->shortopt)
         return -1;
     for (uint32_t i = 0; i < t->nprogs; i++) {
-        sgr_prog_list sl[SGR_NPROG_LISTS];
-        sgr_prog_lists(&t->progs[i], sl);
-        size_t n = 0;
-        for (int j = 0; j < SGR_NPROG_LISTS; j++)
-            n += sl[j].len;
+        uint64_t n = sgr_prog_nopts(&t->progs[i]);
         uint32_t cap = 2;
         while (cap <= 2 * n)
             cap *= 2;
@@ -888,8 +884,21 @@ typedef struct lo_ent {
     uint32_t ref;
 } lo_ent;
 
-static uint64_t longopt_key(const char *o)
+static uint64_t longopt_key(const sgr_table *t, uint32_t ref)
 {
+    const char *o = sgr_str(t, ref);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if ((uint64_t)ref + 10 <= t->strings_size) {  /* the eight bytes are the table's */
+        uint64_t w, z;
+        memcpy(&w, o + 2, 8);
+        /* the lowest byte that is zero (the string's end) has the lowest bit of z;
+         * it and every byte after it are cleared */
+        z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+        if (z)
+            w &= ((uint64_t)1 << (__builtin_ctzll(z) & ~7u)) - 1;
+        return __builtin_bswap64(w);
+    }
+#endif
     uint64_t k = 0;
     size_t i = 2;
     for (; i < 10 && o[i]; i++)
@@ -962,10 +971,11 @@ static int lo_first(uint64_t *seen, uint32_t ref)
     return 1;
 }
 
-/* longopts: the long options some rule (or rate limit) tests with `option`, and
- * those the program specs list, so the normaliser can read an abbreviation as
- * every option it may stand for.  Verified code only: the sets exist. */
-static int collect_longopts(sgr_table *t)
+/* The long options some rule (or rate limit) tests with `option`, and those the
+ * program specs list, so the normaliser can read an abbreviation as every option
+ * it may stand for (sgr_longopts); NULL: out of memory.  Verified code only: the
+ * sets exist. */
+static sgr_longopts *collect_longopts(const sgr_table *t)
 {
     /* the sets some `option` test names, each once: a table naming one big set from
      * many instructions costs its words once, not once per instruction */
@@ -974,7 +984,7 @@ static int collect_longopts(sgr_table *t)
     if (!named || (!seen && t->strings_size <= (1u << 24))) {
         sg_free(named);
         sg_free(seen);
-        return -1;
+        return NULL;
     }
     size_t cap = 0;
     for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
@@ -990,19 +1000,19 @@ static int collect_longopts(sgr_table *t)
             }
         }
     }
-    for (uint32_t i = 0; i < t->nprogs; i++) {
-        sgr_prog_list sl[SGR_NPROG_LISTS];
-        sgr_prog_lists(&t->progs[i], sl);
-        for (int j = 0; j < SGR_NPROG_LISTS; j++)
-            cap += sl[j].len;
-    }
+    /* each ref once: the specs' distinct refs are at most PROGOPTS's entries
+     * (their slices may share entries, and their lengths add up to more) */
+    for (uint32_t i = 0; !seen && i < t->nprogs; i++)
+        cap += sgr_prog_nopts(&t->progs[i]);
+    cap += seen ? t->nprogopts : 0;
     lo_ent *e = sg_malloc(sizeof *e * 2 * (cap ? cap : 1));
-    t->longopts = sg_malloc(sizeof *t->longopts * (cap ? cap : 1));
-    if (!e || !t->longopts) {
+    sgr_longopts *lo = sg_malloc(sizeof *lo + sizeof *lo->ref * cap);
+    if (!e || !lo) {
         sg_free(named);
         sg_free(seen);
         sg_free(e);
-        return -1;
+        sg_free(lo);
+        return NULL;
     }
     size_t n = 0;
     for (uint32_t b = 0; b < t->nsets; b++) {
@@ -1013,7 +1023,7 @@ static int collect_longopts(sgr_table *t)
             uint32_t ref = t->words[st->words_off + k];
             const char *o = sgr_str(t, ref);
             if (is_longopt(o) && lo_first(seen, ref))
-                e[n++] = (lo_ent){ longopt_key(o), ref };
+                e[n++] = (lo_ent){ longopt_key(t, ref), ref };
         }
     }
     /* through the specs' slices: only the entries some slice holds are verified
@@ -1026,7 +1036,7 @@ static int collect_longopts(sgr_table *t)
                 uint32_t ref = t->progopts[sl[j].off + k];
                 const char *o = sgr_str(t, ref);
                 if (is_longopt(o) && lo_first(seen, ref))
-                    e[n++] = (lo_ent){ longopt_key(o), ref };
+                    e[n++] = (lo_ent){ longopt_key(t, ref), ref };
             }
     }
     const lo_ent *o = sort_longopts(t, e, e + cap, n);
@@ -1034,12 +1044,26 @@ static int collect_longopts(sgr_table *t)
     for (size_t i = 0; i < n; i++)           /* the first of each run of equal strings */
         if (!i || o[i].key != o[i - 1].key
             || ((o[i].key & 0xff) && strcmp(sgr_str(t, o[i].ref) + 10, sgr_str(t, o[i - 1].ref) + 10) != 0))
-            t->longopts[d++] = o[i].ref;
-    t->nlongopts = d;
+            lo->ref[d++] = o[i].ref;
+    lo->n = d;
     sg_free(named);
     sg_free(seen);
     sg_free(e);
-    return 0;
+    return lo;
+}
+
+const sgr_longopts *sgr_table_longopts(const sgr_table *t)
+{
+    sgr_longopts *lo = atomic_load_explicit(&t->lazy->longopts, memory_order_acquire), *none = NULL;
+    if (lo)
+        return lo;
+    if (!(lo = collect_longopts(t)))
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(&t->lazy->longopts, &none, lo, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return lo;
+    sg_free(lo);                             /* another thread's came first: the same list */
+    return none;
 }
 
 int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen)
@@ -1083,9 +1107,18 @@ int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_tab
                   : check_strings(&v) || check_dfas(&v) || check_sets(&v) || check_rules(&v) ||
                     check_index(&v) || check_progspecs(&v) || check_limits(&v) || check_rest(&v))
         goto bad;
-    if (hash_progspecs(t) < 0 || plan_progopts(t) < 0 || collect_longopts(t) < 0) {
+    t->lazy = sg_calloc(1, sizeof *t->lazy);
+    if (!t->lazy || hash_progspecs(t) < 0 || plan_progopts(t) < 0) {
         fail(&v, "out of memory");
         goto bad;
+    }
+    if (!v.trusted) {
+        sgr_longopts *lo = collect_longopts(t);
+        if (!lo) {
+            fail(&v, "out of memory");
+            goto bad;
+        }
+        atomic_init(&t->lazy->longopts, lo);
     }
     for (uint32_t i = 0; !v.trusted && i < t->nprogs; i++) {
         build_progview(t, i);               /* not shared yet */
@@ -1113,7 +1146,9 @@ void sgr_table_free(sgr_table *t)
     sg_free((void *)t->prog_state);
     sg_free(t->progview);
     sg_free(t->shortopt);
-    sg_free(t->longopts);
+    if (t->lazy)
+        sg_free(atomic_load(&t->lazy->longopts));
+    sg_free(t->lazy);
     sg_free(t);
 }
 
@@ -1283,16 +1318,17 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
     return bits;
 }
 
-uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uint32_t *first)
+uint32_t sgr_longopt_range(const sgr_table *t, const sgr_longopts *lo, const char *str, size_t slen,
+                           uint32_t *first)
 {
     *first = 0;
-    if (slen < 3 || str[0] != '-' || str[1] != '-' || !t->nlongopts)
+    if (slen < 3 || str[0] != '-' || str[1] != '-' || !lo->n)
         return 0;
-    uint32_t k = lower_str(t, t->longopts, t->nlongopts, str, slen);
-    if (k < t->nlongopts && sgr_str_eq(sgr_str(t, t->longopts[k]), str, slen))
+    uint32_t k = lower_str(t, lo->ref, lo->n, str, slen);
+    if (k < lo->n && sgr_str_eq(sgr_str(t, lo->ref[k]), str, slen))
         k++;                                 /* listed itself: the longer ones */
     uint32_t e = k;
-    while (e < t->nlongopts && sgr_str_starts(sgr_str(t, t->longopts[e]), str, slen))
+    while (e < lo->n && sgr_str_starts(sgr_str(t, lo->ref[e]), str, slen))
         e++;
     *first = k;
     return e - k;

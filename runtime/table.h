@@ -21,6 +21,19 @@
  * fail. */
 enum { SGR_VIEW_NONE, SGR_VIEW_BUILDING, SGR_VIEW_READY };
 
+/* The long options ("--x...") a rule's `option` test or a program spec names, as
+ * string refs, strcmp-sorted and distinct (sgr_longopt_range). */
+typedef struct sgr_longopts {
+    uint32_t n;
+    uint32_t ref[];
+} sgr_longopts;
+
+/* The parts of the view published after load: the table itself stays read-only
+ * once loaded, these are swapped in whole (compare-and-swap, NULL to built). */
+typedef struct sgr_table_lazy {
+    _Atomic(sgr_longopts *) longopts;
+} sgr_table_lazy;
+
 /* Which lengths (bit min(length, 63)) and which bytes at one index (bit byte & 63)
  * the strings of a list have.  A string whose length or byte at that index has no
  * bit is in none of them, so a search of the list can be skipped; words tested
@@ -94,11 +107,7 @@ typedef struct sgr_table {
     uint16_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
                                * sgr_progopt_bits without a hash, heap */
     const uint32_t *progopts; uint32_t nprogopts;
-    uint32_t *longopts;       /* [nlongopts] every long option ("--x...") a rule's
-                               * `option` test or a program spec names, as string
-                               * refs, strcmp-sorted and distinct (sgr_longopt_range),
-                               * heap */
-    uint32_t nlongopts;
+    sgr_table_lazy *lazy;     /* heap */
     const sgt_limit *limits;  uint32_t nlimits;
     const sgt_hook *hooks;    uint32_t nhooks;
     const sgt_test *tests;    uint32_t ntests;
@@ -176,12 +185,19 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
  * Parts longer than maxlen are skipped (the caller knows no word is longer). */
 int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
                        size_t maxlen);
+/* The table's long options, or NULL when there is no memory to list them.  A
+ * checked load lists them at load; a trusted one when first asked (a decision
+ * asks only for a long option no declaration of its program knows), and a
+ * thread that finds no list makes one and publishes it unless another did
+ * first.  Valid until sgr_table_free. */
+const sgr_longopts *sgr_table_longopts(const sgr_table *t);
 /* The long options a word "--x..." may be read as, by getopt_long's (and git's)
- * unique-prefix rule: *first and the count of t->longopts entries that str[0..slen)
- * is a proper prefix of (0 when str is no "--x").  Whether str is an option of its
- * own is the program's declaration's to say (the caller asks it first): a rule
- * about another program naming it says nothing of this one. */
-uint32_t sgr_longopt_range(const sgr_table *t, const char *str, size_t slen, uint32_t *first);
+ * unique-prefix rule: *first and the count of lo->ref entries (lo: t's list) that
+ * str[0..slen) is a proper prefix of (0 when str is no "--x").  Whether str is an
+ * option of its own is the program's declaration's to say (the caller asks it
+ * first): a rule about another program naming it says nothing of this one. */
+uint32_t sgr_longopt_range(const sgr_table *t, const sgr_longopts *lo, const char *str, size_t slen,
+                           uint32_t *first);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search; the decompiler's
  * question: a decision asks sgr_progopt_bits) */
 int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *str, size_t slen);
@@ -256,6 +272,15 @@ static inline void sgr_prog_lists(const sgt_progspec *p, sgr_prog_list *out)
 #define X(f, bit, word, name) out[k++] = (sgr_prog_list){ p->f##_off, p->f##_len, bit, word, name };
     SGR_PROG_LISTS(X)
 #undef X
+}
+/* How many names p's lists hold together (a name in two lists counts twice). */
+static inline uint64_t sgr_prog_nopts(const sgt_progspec *p)
+{
+    uint64_t n = 0;
+#define X(f, bit, word, name) n += p->f##_len;
+    SGR_PROG_LISTS(X)
+#undef X
+    return n;
 }
 /* The most option names all program specs' slices may list together (entries
  * shared by several slices count once per slice); a compiled pack lists each once. */

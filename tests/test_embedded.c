@@ -44,7 +44,7 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
         if (a->nstates == b->nstates)
             SAME_ARRAY(a->loops, b->loops, a->nstates);
     }
-    CHECK(x->nproghash == y->nproghash && x->nopttab == y->nopttab && x->nlongopts == y->nlongopts);
+    CHECK(x->nproghash == y->nproghash && x->nopttab == y->nopttab);
     if (x->nproghash == y->nproghash)
         SAME_ARRAY(x->proghash, y->proghash, sizeof *x->proghash * x->nproghash);
     for (uint32_t i = 0; i < x->nprogs && i < y->nprogs; i++) {
@@ -56,11 +56,13 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
         if (a->tab_off == b->tab_off && a->tab_mask == b->tab_mask && (size_t)a->tab_off + a->tab_mask < x->nopttab)
             SAME_ARRAY(x->opttab + a->tab_off, y->opttab + b->tab_off, sizeof *x->opttab * (a->tab_mask + 1));
     }
-    if (x->nlongopts == y->nlongopts)
-        SAME_ARRAY(x->longopts, y->longopts, sizeof *x->longopts * x->nlongopts);
+    const sgr_longopts *lx = atomic_load(&x->lazy->longopts), *ly = sgr_table_longopts(y);
+    CHECK(lx && ly && lx->n == ly->n && ly == atomic_load(&y->lazy->longopts));
+    if (lx && ly && lx->n == ly->n)
+        SAME_ARRAY(lx->ref, ly->ref, sizeof *lx->ref * lx->n);
     SAME_ARRAY(x->subspecs, y->subspecs, x->nprogs);
     printf("%s: %u dfas, %u programs, %u long options: the same view either way\n", name, x->ndfas, x->nprogs,
-           x->nlongopts);
+           lx ? lx->n : 0);
 }
 
 /* sgr_dfa_state_loops against its definition, over rows of every width up to 256

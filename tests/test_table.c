@@ -647,26 +647,42 @@ static void test_alignment_and_args(void)
     img_free(&m);
 }
 
-/* Each allocation the loader makes can fail; each failure is a clean error. */
+/* Each allocation the loader makes can fail, checked or trusted; each failure
+ * is a clean error.  So can each the long-option list makes when a trusted
+ * table is first asked for it: no list, and a list when asked again. */
 static void test_alloc_failures(void)
 {
     img m = sample_image();
-    int clean = 1, loaded = 0;
-    for (long nth = 1; nth < 20 && !loaded; nth++) {
-        sgr_table *t = NULL;
-        char err[256];
-        sg_alloc_fail_after(nth);
-        int rc = sgr_table_load(m.p, m.size, &t, err, sizeof err);
-        sg_alloc_fail_after(0);
-        if (rc == 0) {
-            loaded = 1;
-            sgr_table_free(t);
-        } else if (strcmp(err, "table: out of memory") != 0 || t) {
-            fprintf(stderr, "  allocation %ld: \"%s\"\n", nth, err);
-            clean = 0;
+    for (int trusted = 0; trusted < 2; trusted++) {
+        int clean = 1, loaded = 0;
+        for (long nth = 1; nth < 60 && !loaded; nth++) {
+            sgr_table *t = NULL;
+            char err[256];
+            sg_alloc_fail_after(nth);
+            int rc = sgr_table_load_flags(m.p, m.size, trusted ? SGR_LOAD_TRUSTED : 0, &t, err, sizeof err);
+            sg_alloc_fail_after(0);
+            if (rc == 0) {
+                loaded = 1;
+                sgr_table_free(t);
+            } else if (strcmp(err, "table: out of memory") != 0 || t) {
+                fprintf(stderr, "  allocation %ld: \"%s\"\n", nth, err);
+                clean = 0;
+            }
         }
+        CHECK(clean && loaded);
     }
-    CHECK(clean && loaded);
+    sgr_table *t = NULL;
+    CHECK(sgr_table_load_flags(m.p, m.size, SGR_LOAD_TRUSTED, &t, NULL, 0) == 0);
+    int failed = 0, listed = 0;
+    for (long nth = 1; t && nth < 20 && !listed; nth++) {
+        sg_alloc_fail_after(nth);
+        const sgr_longopts *lo = sgr_table_longopts(t);
+        sg_alloc_fail_after(0);
+        failed += lo == NULL;
+        listed = lo != NULL;
+    }
+    CHECK(failed > 0 && listed);
+    sgr_table_free(t);
     img_free(&m);
 }
 
@@ -1276,7 +1292,7 @@ static void test_progopt_bits(void)
     img_free(&m);
 }
 
-/* The long-option list (t->longopts) against its definition: every long option
+/* The long-option list (sgr_table_longopts) against its definition: every long option
  * ("--x...") of every program spec's lists, in strcmp order, each text once.  The
  * builder does not share strings, so a name in two lists is two refs here; names
  * that agree in their first ten bytes (what the loader's sort key holds) and
@@ -1327,17 +1343,26 @@ static void test_longopts(void)
         CHECK_STR(err, "");
         if (!t)
             continue;
-        CHECK(t->nlongopts == nw);
-        int same = t->nlongopts == nw;
+        /* trusted: no list until asked, then one kept */
+        CHECK((atomic_load(&t->lazy->longopts) == NULL) == trusted);
+        const sgr_longopts *lo = sgr_table_longopts(t);
+        CHECK(lo != NULL && lo == sgr_table_longopts(t));
+        if (!lo) {
+            sgr_table_free(t);
+            continue;
+        }
+        CHECK(lo->n == nw);
+        int same = lo->n == nw;
         for (size_t k = 0; same && k < nw; k++)
-            same = strcmp(sgr_str(t, t->longopts[k]), want[k]) == 0;
+            same = strcmp(sgr_str(t, lo->ref[k]), want[k]) == 0;
         CHECK(same);
         uint32_t first = 0;
-        CHECK(sgr_longopt_range(t, "--no-verif", 10, &first) == 4);   /* -verifx, -verify, -verify-sign... */
-        CHECK(first < t->nlongopts && strcmp(sgr_str(t, t->longopts[first]), "--no-verifx") == 0);
-        CHECK(sgr_longopt_range(t, "--no-verify-sig", 15, &first) == 2);
-        CHECK(sgr_longopt_range(t, "--abcdefgh", 10, &first) == 2);   /* ...ghi, ...ghj */
-        CHECK(sgr_longopt_range(t, "--a", 3, &first) == 5);   /* not --a itself */
+        CHECK(sgr_longopt_range(t, lo, "--no-verif", 10, &first) == 4);   /* -verifx, -verify, -verify-sign... */
+        CHECK(first < lo->n && strcmp(sgr_str(t, lo->ref[first]), "--no-verifx") == 0);
+        CHECK(sgr_longopt_range(t, lo, "--no-verify-sig", 15, &first) == 2);
+        CHECK(sgr_longopt_range(t, lo, "--abcdefgh", 10, &first) == 2);   /* ...ghi, ...ghj */
+        CHECK(sgr_longopt_range(t, lo, "--a", 3, &first) == 5);   /* not --a itself */
+        CHECK(sgr_longopt_range(t, lo, "-a", 2, &first) == 0 && sgr_longopt_range(t, lo, "--", 2, &first) == 0);
         sgr_table_free(t);
     }
     img_free(&m);
