@@ -125,17 +125,19 @@ typedef struct race {
     int id;
     atomic_int *go;
     atomic_uint *wrong;
+    const sgr_longopts *lo;             /* the long-option list it was given */
 } race;
 
-/* One of the threads: every automaton over every line, in an order of its own,
- * the view it is handed (built, being built, plain) against the plain one; then
- * every program spec's options, against their definition. */
+/* One of the threads: the long-option list; every automaton over every line, in
+ * an order of its own, the view it is handed (built, being built, plain) against
+ * the plain one; then every program spec's options, against their definition. */
 static void *racer(void *arg)
 {
     race *r = arg;
     while (!atomic_load(r->go))
         ;
     unsigned wrong = 0;
+    r->lo = sgr_table_longopts(r->t);
     for (uint32_t k = 0; k < r->t->ndfas; k++) {
         uint32_t i = (k * 7u + (uint32_t)r->id * 13u) % r->t->ndfas;
         const sgr_dfa *d = sgr_table_dfa(r->t, i);
@@ -170,7 +172,8 @@ static void *racer(void *arg)
 }
 
 /* 8 threads at once on a fresh trusted load: none waits, every answer is the
- * plain view's, and every part is built once they are done. */
+ * plain view's or the definition's, every part is built once they are done, and
+ * all were handed the one long-option list kept. */
 static void race_views(const sg_embedded *e)
 {
     char err[256];
@@ -191,7 +194,7 @@ static void race_views(const sg_embedded *e)
     atomic_uint wrong = 0;
     int started = 0;
     for (int k = 0; k < N; k++) {
-        r[k] = (race){ t, k, &go, &wrong };
+        r[k] = (race){ t, k, &go, &wrong, NULL };
         started += pthread_create(&th[k], NULL, racer, &r[k]) == 0;
     }
     CHECK(started == N);
@@ -199,6 +202,10 @@ static void race_views(const sg_embedded *e)
     for (int k = 0; k < started; k++)
         pthread_join(th[k], NULL);
     CHECK(atomic_load(&wrong) == 0);
+    int one_list = 1;                   /* every thread got the list published first */
+    for (int k = 0; k < started; k++)
+        one_list &= r[k].lo != NULL && r[k].lo == atomic_load(&t->lazy->longopts);
+    CHECK(one_list);
     uint32_t ready = 0;
     for (uint32_t i = 0; i < t->ndfas; i++)
         ready += atomic_load(&t->dfa_state[i]) == SGR_VIEW_READY;
