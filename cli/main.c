@@ -915,17 +915,29 @@ static int cmd_fuzz(int argc, char **argv)
     mo.max = (unsigned)max;
     /* abbreviations of every long option the pack's rules and declarations name */
     const char **longopts = NULL;
-    const sgr_longopts *lo = rc ? NULL : sgr_table_longopts(p->t);
-    if (!rc && !lo)
+    size_t nlong = 0;
+    if (!rc && sgr_table_longopts_all(p->t) < 0)
         rc = EX_SOFTWARE;
-    if (!rc && lo->n) {
-        longopts = sg_malloc(sizeof *longopts * lo->n);
-        if (!longopts)
+    for (int ch = 0; !rc && ch < 256; ch++) {
+        const sgr_longopts *lo = sgr_table_longopts(p->t, (unsigned char)ch);
+        if (!lo) {
             rc = EX_SOFTWARE;
-        for (uint32_t i = 0; longopts && i < lo->n; i++)
-            longopts[i] = sgr_str(p->t, lo->ref[i]);
+            break;
+        }
+        if (!lo->n)
+            continue;
+        const char **more = sg_realloc(longopts, sizeof *longopts * (nlong + lo->n));
+        if (!more) {
+            rc = EX_SOFTWARE;
+            break;
+        }
+        longopts = more;
+        for (uint32_t i = 0; i < lo->n; i++)   /* in c's order: strcmp order */
+            longopts[nlong++] = sgr_str(p->t, lo->ref[i]);
+    }
+    if (!rc && nlong) {
         mo.longopts = longopts;
-        mo.nlongopts = longopts ? lo->n : 0;
+        mo.nlongopts = nlong;
         mo.optkind = fz_optkind;
         mo.ud = (void *)p->t;
     }

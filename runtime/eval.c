@@ -2862,7 +2862,6 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
      * an abbreviation, and the PATH of an operand REV:PATH), and a word of n bytes
      * at most n options (itself and its letters) */
     uint32_t ocap = 0, vcap = 3 * s->argc, first;
-    const sgr_longopts *lo = NULL;      /* the table's, once a word needs them */
     for (uint32_t i = 1; i < s->argc; i++) {
         ocap += s->argv[i].len;
         /* and the long options an abbreviation may stand for (below: a word the
@@ -2871,9 +2870,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
         if (w->len > 2 && w->text[0] == '-' && w->text[1] == '-') {
             const char *eq = memchr(w->text, '=', w->len);
             uint32_t nl = eq ? (uint32_t)(eq - w->text) : w->len;
-            if (opt_bits(c, ps, w->text, nl))
+            const sgr_longopts *lo;
+            if (nl < 3 || opt_bits(c, ps, w->text, nl))
                 continue;
-            if (!lo && !(lo = sgr_table_longopts(c->t)))
+            if (!(lo = sgr_table_longopts(c->t, (uint8_t)w->text[2])))
                 return -1;
             ocap += sgr_longopt_range(c->t, lo, w->text, nl, &first);
         }
@@ -2947,9 +2947,10 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
              * be: every long option the table knows that it starts (which one the
              * program takes depends on options no declaration lists, so all of
              * them; an option declared for this program is itself) */
-            if (!declared && !lo && !(lo = sgr_table_longopts(c->t)))
+            const sgr_longopts *lo = !declared && nl > 2 ? sgr_table_longopts(c->t, (uint8_t)t[2]) : NULL;
+            if (!declared && nl > 2 && !lo)
                 return -1;
-            uint32_t nab = !declared ? sgr_longopt_range(c->t, lo, t, nl, &first) : 0;
+            uint32_t nab = lo ? sgr_longopt_range(c->t, lo, t, nl, &first) : 0;
             for (uint32_t k = 0; k < nab; k++) {
                 const char *o = sgr_str(c->t, lo->ref[first + k]);
                 if (push_opt(nm, ocap, o, (uint32_t)strlen(o)) < 0)

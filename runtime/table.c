@@ -955,11 +955,10 @@ static lo_ent *sort_longopts(const sgr_table *t, lo_ent *e, lo_ent *tmp, size_t 
     return src;
 }
 
-/* Room for a long option found at ref: 0 when the table's strings are small
- * enough for a bitmap of every ref (seen) and ref is in it already, so each
- * is keyed and sorted once however many lists name it.  Without the bitmap
- * (strings over 16 MB) every one is kept, and the sort's equal runs are the
- * same strings. */
+/* Room for a long option found at ref: 0 when seen (a bitmap of every ref) has
+ * ref already, so each is keyed and sorted once however many lists name it.
+ * Without the bitmap every one is kept, and the sort's runs of equal strings
+ * are the same strings. */
 static int lo_first(uint64_t *seen, uint32_t ref)
 {
     if (!seen)
@@ -971,20 +970,34 @@ static int lo_first(uint64_t *seen, uint32_t ref)
     return 1;
 }
 
-/* The long options some rule (or rate limit) tests with `option`, and those the
- * program specs list, so the normaliser can read an abbreviation as every option
- * it may stand for (sgr_longopts); NULL: out of memory.  Verified code only: the
- * sets exist. */
-static sgr_longopts *collect_longopts(const sgr_table *t)
+/* A letter no long option starts with: one list for all of them, not made. */
+static const sgr_longopts no_longopts;
+
+static void longopts_free(const sgr_longopts *l)
+{
+    if (l != &no_longopts)
+        sg_free((void *)l);
+}
+
+/* The long options "--c..." for c = only, or for every c (only -1): those some
+ * rule (or rate limit) tests with `option`, and those the program specs list,
+ * so the normaliser can read an abbreviation as every option it may stand for
+ * (sgr_longopts).  out[0] gets the one list, or out[c] each c's.  -1: out of
+ * memory (nothing in out).  Verified code only: the sets exist.  One letter's
+ * list still looks at every option the table names, but keys and sorts only
+ * its own; every letter's, at once (a checked load), dedupes the refs through a
+ * bitmap first, as most are named in several lists. */
+static int collect_longopts(const sgr_table *t, int only, const sgr_longopts **out)
 {
     /* the sets some `option` test names, each once: a table naming one big set from
      * many instructions costs its words once, not once per instruction */
     uint8_t *named = sg_calloc(t->nsets ? t->nsets : 1, 1);
-    uint64_t *seen = t->strings_size <= (1u << 24) ? sg_calloc(t->strings_size / 64 + 1, sizeof *seen) : NULL;
-    if (!named || (!seen && t->strings_size <= (1u << 24))) {
+    int bitmap = only < 0 && t->strings_size <= (1u << 24);
+    uint64_t *seen = bitmap ? sg_calloc(t->strings_size / 64 + 1, sizeof *seen) : NULL;
+    if (!named || (bitmap && !seen)) {
         sg_free(named);
         sg_free(seen);
-        return NULL;
+        return -1;
     }
     size_t cap = 0;
     for (uint32_t r = 0; r < t->nrules + t->nlimits; r++) {
@@ -1000,19 +1013,17 @@ static sgr_longopts *collect_longopts(const sgr_table *t)
             }
         }
     }
-    /* each ref once: the specs' distinct refs are at most PROGOPTS's entries
-     * (their slices may share entries, and their lengths add up to more) */
+    /* with the bitmap each ref once: the specs' distinct refs are at most
+     * PROGOPTS's entries (their slices may share entries, and their lengths add
+     * up to more) */
     for (uint32_t i = 0; !seen && i < t->nprogs; i++)
         cap += sgr_prog_nopts(&t->progs[i]);
     cap += seen ? t->nprogopts : 0;
     lo_ent *e = sg_malloc(sizeof *e * 2 * (cap ? cap : 1));
-    sgr_longopts *lo = sg_malloc(sizeof *lo + sizeof *lo->ref * cap);
-    if (!e || !lo) {
+    if (!e) {
         sg_free(named);
         sg_free(seen);
-        sg_free(e);
-        sg_free(lo);
-        return NULL;
+        return -1;
     }
     size_t n = 0;
     for (uint32_t b = 0; b < t->nsets; b++) {
@@ -1022,7 +1033,7 @@ static sgr_longopts *collect_longopts(const sgr_table *t)
         for (uint32_t k = 0; k < st->nwords; k++) {
             uint32_t ref = t->words[st->words_off + k];
             const char *o = sgr_str(t, ref);
-            if (is_longopt(o) && lo_first(seen, ref))
+            if (is_longopt(o) && (only < 0 || (uint8_t)o[2] == only) && lo_first(seen, ref))
                 e[n++] = (lo_ent){ longopt_key(t, ref), ref };
         }
     }
@@ -1035,36 +1046,75 @@ static sgr_longopts *collect_longopts(const sgr_table *t)
             for (uint32_t k = 0; k < sl[j].len; k++) {
                 uint32_t ref = t->progopts[sl[j].off + k];
                 const char *o = sgr_str(t, ref);
-                if (is_longopt(o) && lo_first(seen, ref))
+                if (is_longopt(o) && (only < 0 || (uint8_t)o[2] == only) && lo_first(seen, ref))
                     e[n++] = (lo_ent){ longopt_key(t, ref), ref };
             }
     }
-    const lo_ent *o = sort_longopts(t, e, e + cap, n);
+    sg_free(named);
+    sg_free(seen);
+    lo_ent *o = sort_longopts(t, e, e + cap, n);
     uint32_t d = 0;
     for (size_t i = 0; i < n; i++)           /* the first of each run of equal strings */
         if (!i || o[i].key != o[i - 1].key
             || ((o[i].key & 0xff) && strcmp(sgr_str(t, o[i].ref) + 10, sgr_str(t, o[i - 1].ref) + 10) != 0))
-            lo->ref[d++] = o[i].ref;
-    lo->n = d;
-    sg_free(named);
-    sg_free(seen);
+            o[d++] = o[i];
+    /* the sorted run of each letter (a key's top byte) its own list */
+    int made = 0, nout = only < 0 ? 256 : 1;
+    for (size_t at = 0; made < nout; made++) {
+        size_t end = at;
+        while (end < d && (only >= 0 || (int)(o[end].key >> 56) == made))
+            end++;
+        sgr_longopts *l = end > at ? sg_malloc(sizeof *l + sizeof *l->ref * (end - at)) : NULL;
+        if (end > at && !l)
+            break;
+        for (size_t k = at; k < end; k++)
+            l->ref[k - at] = o[k].ref;
+        if (l)
+            l->n = (uint32_t)(end - at);
+        out[made] = l ? l : &no_longopts;
+        at = end;
+    }
     sg_free(e);
-    return lo;
+    if (made == nout)
+        return 0;
+    while (made-- > 0)
+        longopts_free(out[made]);
+    return -1;
 }
 
-const sgr_longopts *sgr_table_longopts(const sgr_table *t)
+const sgr_longopts *sgr_table_longopts(const sgr_table *t, unsigned char c)
 {
-    sgr_longopts *lo = atomic_load_explicit(&t->lazy->longopts, memory_order_acquire), *none = NULL;
+    const sgr_longopts *lo = atomic_load_explicit(&t->lazy->longopts[c], memory_order_acquire), *none = NULL;
     if (lo)
         return lo;
-    if (!(lo = collect_longopts(t)))
+    if (collect_longopts(t, c, &lo) < 0)
         return NULL;
-    if (atomic_compare_exchange_strong_explicit(&t->lazy->longopts, &none, lo, memory_order_acq_rel,
+    if (atomic_compare_exchange_strong_explicit(&t->lazy->longopts[c], &none, lo, memory_order_acq_rel,
                                                 memory_order_acquire))
         return lo;
-    sg_free(lo);                             /* another thread's came first: the same list */
+    longopts_free(lo);                       /* another thread's came first: the same list */
     return none;
 }
+
+int sgr_table_longopts_all(const sgr_table *t)
+{
+    int missing = 0;
+    for (int c = 0; c < 256; c++)
+        missing += atomic_load_explicit(&t->lazy->longopts[c], memory_order_acquire) == NULL;
+    const sgr_longopts *lo[256];
+    if (!missing)
+        return 0;
+    if (collect_longopts(t, -1, lo) < 0)
+        return -1;
+    for (int c = 0; c < 256; c++) {
+        const sgr_longopts *none = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&t->lazy->longopts[c], &none, lo[c], memory_order_acq_rel,
+                                                     memory_order_acquire))
+            longopts_free(lo[c]);            /* listed already: the same list */
+    }
+    return 0;
+}
+
 
 int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, size_t errlen)
 {
@@ -1113,12 +1163,13 @@ int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_tab
         goto bad;
     }
     if (!v.trusted) {
-        sgr_longopts *lo = collect_longopts(t);
-        if (!lo) {
+        const sgr_longopts *lo[256];
+        if (collect_longopts(t, -1, lo) < 0) {
             fail(&v, "out of memory");
             goto bad;
         }
-        atomic_init(&t->lazy->longopts, lo);
+        for (int c = 0; c < 256; c++)
+            atomic_init(&t->lazy->longopts[c], lo[c]);
     }
     for (uint32_t i = 0; !v.trusted && i < t->nprogs; i++) {
         build_progview(t, i);               /* not shared yet */
@@ -1146,8 +1197,11 @@ void sgr_table_free(sgr_table *t)
     sg_free((void *)t->prog_state);
     sg_free(t->progview);
     sg_free(t->shortopt);
-    if (t->lazy)
-        sg_free(atomic_load(&t->lazy->longopts));
+    for (int c = 0; t->lazy && c < 256; c++) {
+        const sgr_longopts *l = atomic_load(&t->lazy->longopts[c]);
+        if (l)
+            longopts_free(l);
+    }
     sg_free(t->lazy);
     sg_free(t);
 }

@@ -21,8 +21,8 @@
  * fail. */
 enum { SGR_VIEW_NONE, SGR_VIEW_BUILDING, SGR_VIEW_READY };
 
-/* The long options ("--x...") a rule's `option` test or a program spec names, as
- * string refs, strcmp-sorted and distinct (sgr_longopt_range). */
+/* The long options "--c..." (one c) a rule's `option` test or a program spec
+ * names, as string refs, strcmp-sorted and distinct (sgr_longopt_range). */
 typedef struct sgr_longopts {
     uint32_t n;
     uint32_t ref[];
@@ -31,7 +31,7 @@ typedef struct sgr_longopts {
 /* The parts of the view published after load: the table itself stays read-only
  * once loaded, these are swapped in whole (compare-and-swap, NULL to built). */
 typedef struct sgr_table_lazy {
-    _Atomic(sgr_longopts *) longopts;
+    _Atomic(const sgr_longopts *) longopts[256];  /* by c, the byte after "--" */
 } sgr_table_lazy;
 
 /* Which lengths (bit min(length, 63)) and which bytes at one index (bit byte & 63)
@@ -185,17 +185,23 @@ int sgr_set_match_dirs(const sgr_table *t, uint32_t s, const char *str, size_t l
  * Parts longer than maxlen are skipped (the caller knows no word is longer). */
 int sgr_set_words_dirs(const sgr_table *t, uint32_t s, const char *str, size_t len, size_t from,
                        size_t maxlen);
-/* The table's long options, or NULL when there is no memory to list them.  A
- * checked load lists them at load; a trusted one when first asked (a decision
- * asks only for a long option no declaration of its program knows), and a
- * thread that finds no list makes one and publishes it unless another did
- * first.  Valid until sgr_table_free. */
-const sgr_longopts *sgr_table_longopts(const sgr_table *t);
+/* The table's long options "--c...", or NULL when there is no memory to list
+ * them.  A checked load lists every c's at load; a trusted one a c's when first
+ * asked (a decision asks only for a long option no declaration of its program
+ * knows, and lists only the options starting as it does), and a thread that
+ * finds no list makes one and publishes it unless another did first.  Valid
+ * until sgr_table_free.  Every c's lists in c's order are every long option in
+ * strcmp order. */
+const sgr_longopts *sgr_table_longopts(const sgr_table *t, unsigned char c);
+/* Every c's list at once (one look at every option instead of one per c): 0,
+ * or -1 when there is no memory for them. */
+int sgr_table_longopts_all(const sgr_table *t);
 /* The long options a word "--x..." may be read as, by getopt_long's (and git's)
- * unique-prefix rule: *first and the count of lo->ref entries (lo: t's list) that
- * str[0..slen) is a proper prefix of (0 when str is no "--x").  Whether str is an
- * option of its own is the program's declaration's to say (the caller asks it
- * first): a rule about another program naming it says nothing of this one. */
+ * unique-prefix rule: *first and the count of lo->ref entries (lo: t's list for
+ * str[2]) that str[0..slen) is a proper prefix of (0 when str is no "--x").
+ * Whether str is an option of its own is the program's declaration's to say (the
+ * caller asks it first): a rule about another program naming it says nothing of
+ * this one. */
 uint32_t sgr_longopt_range(const sgr_table *t, const sgr_longopts *lo, const char *str, size_t slen,
                            uint32_t *first);
 /* Is str one of the PROGOPTS slice [off, off+len)? (binary search; the decompiler's

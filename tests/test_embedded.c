@@ -56,13 +56,17 @@ static void compare(const char *name, const sgr_table *x, const sgr_table *y)
         if (a->tab_off == b->tab_off && a->tab_mask == b->tab_mask && (size_t)a->tab_off + a->tab_mask < x->nopttab)
             SAME_ARRAY(x->opttab + a->tab_off, y->opttab + b->tab_off, sizeof *x->opttab * (a->tab_mask + 1));
     }
-    const sgr_longopts *lx = atomic_load(&x->lazy->longopts), *ly = sgr_table_longopts(y);
-    CHECK(lx && ly && lx->n == ly->n && ly == atomic_load(&y->lazy->longopts));
-    if (lx && ly && lx->n == ly->n)
-        SAME_ARRAY(lx->ref, ly->ref, sizeof *lx->ref * lx->n);
+    uint32_t nlong = 0;
+    for (int c = 0; c < 256; c++) {
+        const sgr_longopts *lx = atomic_load(&x->lazy->longopts[c]), *ly = sgr_table_longopts(y, (unsigned char)c);
+        CHECK(lx && ly && lx->n == ly->n && ly == atomic_load(&y->lazy->longopts[c]));
+        if (lx && ly && lx->n == ly->n)
+            SAME_ARRAY(lx->ref, ly->ref, sizeof *lx->ref * lx->n);
+        nlong += lx ? lx->n : 0;
+    }
     SAME_ARRAY(x->subspecs, y->subspecs, x->nprogs);
     printf("%s: %u dfas, %u programs, %u long options: the same view either way\n", name, x->ndfas, x->nprogs,
-           lx ? lx->n : 0);
+           nlong);
 }
 
 /* sgr_dfa_state_loops against its definition, over rows of every width up to 256
@@ -125,10 +129,10 @@ typedef struct race {
     int id;
     atomic_int *go;
     atomic_uint *wrong;
-    const sgr_longopts *lo;             /* the long-option list it was given */
+    const sgr_longopts *lo[256];        /* the long-option lists it was given */
 } race;
 
-/* One of the threads: the long-option list; every automaton over every line, in
+/* One of the threads: the long-option lists; every automaton over every line, in
  * an order of its own, the view it is handed (built, being built, plain) against
  * the plain one; then every program spec's options, against their definition. */
 static void *racer(void *arg)
@@ -137,7 +141,13 @@ static void *racer(void *arg)
     while (!atomic_load(r->go))
         ;
     unsigned wrong = 0;
-    r->lo = sgr_table_longopts(r->t);
+    /* half the threads list every letter at once, half one letter at a time */
+    if (r->id % 2 && sgr_table_longopts_all(r->t) < 0)
+        wrong++;
+    for (int k = 0; k < 256; k++) {
+        int c = (k * 37 + r->id * 101) & 255;
+        r->lo[c] = sgr_table_longopts(r->t, (unsigned char)c);
+    }
     for (uint32_t k = 0; k < r->t->ndfas; k++) {
         uint32_t i = (k * 7u + (uint32_t)r->id * 13u) % r->t->ndfas;
         const sgr_dfa *d = sgr_table_dfa(r->t, i);
@@ -173,7 +183,7 @@ static void *racer(void *arg)
 
 /* 8 threads at once on a fresh trusted load: none waits, every answer is the
  * plain view's or the definition's, every part is built once they are done, and
- * all were handed the one long-option list kept. */
+ * all were handed the one long-option list kept for each letter. */
 static void race_views(const sg_embedded *e)
 {
     char err[256];
@@ -194,7 +204,7 @@ static void race_views(const sg_embedded *e)
     atomic_uint wrong = 0;
     int started = 0;
     for (int k = 0; k < N; k++) {
-        r[k] = (race){ t, k, &go, &wrong, NULL };
+        r[k] = (race){ t, k, &go, &wrong, { NULL } };
         started += pthread_create(&th[k], NULL, racer, &r[k]) == 0;
     }
     CHECK(started == N);
@@ -204,7 +214,8 @@ static void race_views(const sg_embedded *e)
     CHECK(atomic_load(&wrong) == 0);
     int one_list = 1;                   /* every thread got the list published first */
     for (int k = 0; k < started; k++)
-        one_list &= r[k].lo != NULL && r[k].lo == atomic_load(&t->lazy->longopts);
+        for (int c = 0; c < 256; c++)
+            one_list &= r[k].lo[c] != NULL && r[k].lo[c] == atomic_load(&t->lazy->longopts[c]);
     CHECK(one_list);
     uint32_t ready = 0;
     for (uint32_t i = 0; i < t->ndfas; i++)

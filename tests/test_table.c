@@ -676,7 +676,7 @@ static void test_alloc_failures(void)
     int failed = 0, listed = 0;
     for (long nth = 1; t && nth < 20 && !listed; nth++) {
         sg_alloc_fail_after(nth);
-        const sgr_longopts *lo = sgr_table_longopts(t);
+        const sgr_longopts *lo = sgr_table_longopts(t, '-');
         sg_alloc_fail_after(0);
         failed += lo == NULL;
         listed = lo != NULL;
@@ -1292,7 +1292,7 @@ static void test_progopt_bits(void)
     img_free(&m);
 }
 
-/* The long-option list (sgr_table_longopts) against its definition: every long option
+/* The long-option lists (sgr_table_longopts) against their definition: every long option
  * ("--x...") of every program spec's lists, in strcmp order, each text once.  The
  * builder does not share strings, so a name in two lists is two refs here; names
  * that agree in their first ten bytes (what the loader's sort key holds) and
@@ -1336,33 +1336,48 @@ static void test_longopts(void)
                 want[nw++] = o;
         }
     qsort(want, nw, sizeof *want, cmp_strp);
-    for (int trusted = 0; trusted < 2; trusted++) {
+    /* checked (every letter's list made at load), trusted and asked a letter at a
+     * time, trusted and asked for every letter at once */
+    for (int mode = 0; mode < 3; mode++) {
         sgr_table *t = NULL;
         char err[256];
-        CHECK(sgr_table_load_flags(m.p, m.size, trusted ? SGR_LOAD_TRUSTED : 0, &t, err, sizeof err) == 0);
+        CHECK(sgr_table_load_flags(m.p, m.size, mode ? SGR_LOAD_TRUSTED : 0, &t, err, sizeof err) == 0);
         CHECK_STR(err, "");
         if (!t)
             continue;
-        /* trusted: no list until asked, then one kept */
-        CHECK((atomic_load(&t->lazy->longopts) == NULL) == trusted);
-        const sgr_longopts *lo = sgr_table_longopts(t);
-        CHECK(lo != NULL && lo == sgr_table_longopts(t));
-        if (!lo) {
-            sgr_table_free(t);
-            continue;
+        int unlisted = 0;
+        for (int c = 0; c < 256; c++)
+            unlisted += atomic_load(&t->lazy->longopts[c]) == NULL;
+        CHECK(unlisted == (mode ? 256 : 0));
+        CHECK(mode != 2 || sgr_table_longopts_all(t) == 0);
+        /* every letter's in order is every long option in strcmp order, each once */
+        const char *got[32];
+        size_t ng = 0;
+        int listed = 1;
+        for (int c = 0; c < 256; c++) {
+            const sgr_longopts *lo = sgr_table_longopts(t, (unsigned char)c);
+            listed &= lo != NULL && lo == sgr_table_longopts(t, (unsigned char)c);
+            for (uint32_t k = 0; lo && k < lo->n && ng < 32; k++) {
+                got[ng++] = sgr_str(t, lo->ref[k]);
+                listed &= (unsigned char)got[ng - 1][2] == c;
+            }
         }
-        CHECK(lo->n == nw);
-        int same = lo->n == nw;
+        CHECK(listed);
+        CHECK(ng == nw);
+        int same = ng == nw;
         for (size_t k = 0; same && k < nw; k++)
-            same = strcmp(sgr_str(t, lo->ref[k]), want[k]) == 0;
+            same = strcmp(got[k], want[k]) == 0;
         CHECK(same);
+        const sgr_longopts *n = sgr_table_longopts(t, 'n'), *a = sgr_table_longopts(t, 'a');
         uint32_t first = 0;
-        CHECK(sgr_longopt_range(t, lo, "--no-verif", 10, &first) == 4);   /* -verifx, -verify, -verify-sign... */
-        CHECK(first < lo->n && strcmp(sgr_str(t, lo->ref[first]), "--no-verifx") == 0);
-        CHECK(sgr_longopt_range(t, lo, "--no-verify-sig", 15, &first) == 2);
-        CHECK(sgr_longopt_range(t, lo, "--abcdefgh", 10, &first) == 2);   /* ...ghi, ...ghj */
-        CHECK(sgr_longopt_range(t, lo, "--a", 3, &first) == 5);   /* not --a itself */
-        CHECK(sgr_longopt_range(t, lo, "-a", 2, &first) == 0 && sgr_longopt_range(t, lo, "--", 2, &first) == 0);
+        if (n && a) {
+            CHECK(sgr_longopt_range(t, n, "--no-verif", 10, &first) == 4);   /* -verifx, -verify, -verify-sign... */
+            CHECK(first < n->n && strcmp(sgr_str(t, n->ref[first]), "--no-verifx") == 0);
+            CHECK(sgr_longopt_range(t, n, "--no-verify-sig", 15, &first) == 2);
+            CHECK(sgr_longopt_range(t, a, "--abcdefgh", 10, &first) == 2);   /* ...ghi, ...ghj */
+            CHECK(sgr_longopt_range(t, a, "--a", 3, &first) == 5);           /* not --a itself */
+            CHECK(sgr_longopt_range(t, a, "-a", 2, &first) == 0 && sgr_longopt_range(t, a, "--", 2, &first) == 0);
+        }
         sgr_table_free(t);
     }
     img_free(&m);
