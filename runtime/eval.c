@@ -31,8 +31,8 @@ typedef struct sgr_walk {
 #define WALK_PROVED UINT16_MAX
 
 typedef struct sgr_walk_prog {
-    uint32_t off, n;                    /* its walk: walk[off..off + n), once built */
-    int built;                          /* walk[off..) is merged (walk_for) */
+    uint32_t off, n1;                   /* its walk: walk[off..off + n1 - 1), once
+                                         * merged (walk_for); n1 0: not yet */
 } sgr_walk_prog;
 
 /* A message template as fill reads it: pieces of literal text and placeholders,
@@ -187,8 +187,8 @@ struct sgr_ctx {
                                          * first byte, made on first use (lens 0: not
                                          * yet; a set with words has a length bit) */
     uint8_t *implied;                   /* [nrules] IMPLIED_*, see implied_of */
-    uint32_t *filed_off, *filed;        /* the index's buckets that list rule r:
-                                         * filed[filed_off[r]..filed_off[r + 1]) */
+    uint32_t *nfiled;                   /* [nrules] how many of the index's buckets
+                                         * list each rule */
     uint32_t nprogs;                    /* segments of this call that run a program */
     /* decide_segment's walks (see build_walks): per program the index names, its
      * rules merged with the any list, found through a hash of the names */
@@ -346,38 +346,55 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
  * itself, so it holds for any table. */
 enum { IMPLIED_UNKNOWN, IMPLIED_NO, IMPLIED_AND, IMPLIED_ALL };
 
-/* Which of the index's buckets list each rule (filed_off, filed): one pass over
- * the index, so implied_of looks at a rule's own buckets only. */
+/* How many of the index's buckets list each rule (nfiled): one pass over the
+ * index, so implied_of need not look for the buckets themselves. */
 static int index_filed(sgr_ctx *c)
 {
     const sgr_table *t = c->t;
-    uint32_t *off = c->filed_off = sg_calloc((size_t)t->nrules + 1, sizeof *c->filed_off);
-    if (!off)
+    uint32_t *nf = c->nfiled = sg_calloc(t->nrules ? t->nrules : 1, sizeof *c->nfiled);
+    if (!nf)
         return -1;
-    size_t total = 0;
-    for (uint32_t b = 0; b < t->nbuckets; b++)
-        if (t->index[b].name != SGT_NONE) {
-            for (uint32_t k = 0; k < t->index[b].list_len; k++)
-                off[t->lists[t->index[b].list_off + k] + 1]++;
-            total += t->index[b].list_len;
-        }
-    c->filed = sg_malloc(sizeof *c->filed * (total ? total : 1));
-    if (!c->filed)
-        return -1;
-    for (uint32_t r = 0; r < t->nrules; r++)
-        off[r + 1] += off[r];              /* off[r]: where rule r's buckets start */
     for (uint32_t b = 0; b < t->nbuckets; b++)
         if (t->index[b].name != SGT_NONE)
             for (uint32_t k = 0; k < t->index[b].list_len; k++)
-                c->filed[off[t->lists[t->index[b].list_off + k]]++] = b;
-    for (uint32_t r = t->nrules; r > 0; r--)
-        off[r] = off[r - 1];               /* each moved to the next one's start */
-    off[0] = 0;
+                nf[t->lists[t->index[b].list_off + k]]++;
+    return 0;
+}
+
+/* The index's bucket named name[0..n), found as sgr_table_lookup finds it, or
+ * SGT_NONE. */
+static inline uint32_t index_bucket(const sgr_table *t, const char *name, uint32_t n)
+{
+    uint32_t mask = t->nbuckets - 1;
+    /* terminates: the loader proved at least one bucket is empty */
+    for (uint32_t p = sgr_fnv1a(name, n) & mask; t->nbuckets && t->index[p].name != SGT_NONE; p = (p + 1) & mask)
+        if (sgr_str_eq(sgr_str(t, t->index[p].name), name, n))
+            return p;
+    return SGT_NONE;
+}
+
+/* Does the index list lists[off..off + n) (ascending) hold rule r? */
+static int list_has(const sgr_table *t, uint32_t off, uint32_t n, uint32_t r)
+{
+    const uint32_t *l = t->lists + off;
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l[mid] == r)
+            return 1;
+        if (l[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return 0;
 }
 
 /* What the index proves of rule r (IMPLIED_*), worked out the first time a walk
- * takes it: the rule's form, then every bucket that lists it. */
+ * takes it: the rule's form, then whether every bucket that lists it is named
+ * by a word of its set S.  The buckets named by S's words that list r are some
+ * of the nfiled[r] that do (names are distinct in the index, and words in a
+ * set), so every one is when they are as many. */
 static uint32_t implied_of(sgr_ctx *c, uint32_t r)
 {
     if (c->implied[r] != IMPLIED_UNKNOWN)
@@ -391,9 +408,15 @@ static uint32_t implied_of(sgr_ctx *c, uint32_t r)
         else if ((code[2] & 0xff) == SGT_OP_JUMP_FALSE)
             v = IMPLIED_AND;
     }
-    for (uint32_t k = c->filed_off[r]; v != IMPLIED_NO && k < c->filed_off[r + 1]; k++) {
-        const char *name = sgr_str(t, t->index[c->filed[k]].name);
-        if (!sgr_set_words_has(t, code[1], name, strlen(name)))
+    if (v != IMPLIED_NO) {
+        const sgt_set *st = &t->sets[code[1]];
+        uint32_t named = 0;
+        for (uint32_t k = 0; k < st->nwords && named < c->nfiled[r]; k++) {
+            const char *w = sgr_str(t, t->words[st->words_off + k]);
+            uint32_t b = index_bucket(t, w, (uint32_t)strlen(w));
+            named += b != SGT_NONE && list_has(t, t->index[b].list_off, t->index[b].list_len, r);
+        }
+        if (named != c->nfiled[r])
             v = IMPLIED_NO;
     }
     c->implied[r] = (uint8_t)v;
@@ -558,14 +581,7 @@ static int build_walks(sgr_ctx *c)
 static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n, int prog, uint32_t *len)
 {
     const sgr_table *t = c->t;
-    uint32_t b = SGT_NONE, mask = t->nbuckets - 1;
-    /* terminates: the loader proved at least one bucket is empty */
-    for (uint32_t p = sgr_fnv1a(name, n) & mask; prog && t->nbuckets && t->index[p].name != SGT_NONE;
-         p = (p + 1) & mask)
-        if (sgr_str_eq(sgr_str(t, t->index[p].name), name, n)) {
-            b = p;
-            break;
-        }
+    uint32_t b = prog ? index_bucket(t, name, n) : SGT_NONE;
     if (b == SGT_NONE) {
         *len = c->nany;
         return c->walk;
@@ -573,15 +589,14 @@ static inline const sgr_walk *walk_for(sgr_ctx *c, const char *name, uint32_t n,
     const sgt_bucket *bk = &t->index[b];
     sgr_walk_prog *wp = &c->wprog[b];
     if (c->walk_merged) {
-        if (!wp->built) {
+        if (!wp->n1) {
             /* a walk holds both lists, each rule once: room for it is left */
             wp->off = c->walk_used;
-            wp->n = walk_merge(c, c->walk + wp->off, t->lists + bk->list_off, bk->list_len, name, n,
-                               &c->walk_budget);
-            c->walk_used += wp->n;
-            wp->built = 1;
+            wp->n1 = 1 + walk_merge(c, c->walk + wp->off, t->lists + bk->list_off, bk->list_len, name, n,
+                                    &c->walk_budget);
+            c->walk_used += wp->n1 - 1;
         }
-        *len = wp->n;
+        *len = wp->n1 - 1;
         return c->walk + wp->off;
     }
     *len = walk_merge(c, c->walk_tmp, t->lists + bk->list_off, bk->list_len, NULL, 0, NULL);
@@ -669,8 +684,7 @@ void sgr_ctx_free(sgr_ctx *c)
         sgr_pg_trie_free(&c->pg_tries[i]);
     sg_free(c->pg_tries);
     sg_free(c->implied);
-    sg_free(c->filed_off);
-    sg_free(c->filed);
+    sg_free(c->nfiled);
     sg_free(c->walk);
     sg_free(c->tmpl);
     sg_free(c->pieces);
