@@ -43,7 +43,7 @@ typedef struct vctx {
     sgr_table *t;
     char *err;
     size_t errlen;
-    int trusted;                       /* SGR_LOAD_TRUSTED: build the view, check no content */
+    int trusted;                       /* SGR_LOAD_TRUSTED: make the view, check no content */
 } vctx;
 
 /* Format "table: <fmt>" into the caller's buffer; always returns -1 so callers can
@@ -663,8 +663,9 @@ static int check_progspecs(vctx *v)
         if ((p->flags & SGT_PROG_STDIN) && (p->flags & SGT_PROG_NO_STDIN))
             return fail(v, "progspec %u: both stdin and stdin-nothing", i);
         /* slices may share entries, so their lengths may add up to far more than
-         * PROGOPTS holds: the checks here and the option hash (hash_progopts: twice
-         * as many slots, its size a uint32_t) take time and memory by that sum */
+         * PROGOPTS holds: the checks here and the option hashes (plan_progopts:
+         * twice as many slots, their offsets a uint32_t) take time and memory by
+         * that sum */
         for (int j = 0; j < SGR_NPROG_LISTS; j++)
             total += sl[j].len;
         if (total > SGR_MAX_PROGOPT_REFS)

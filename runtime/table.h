@@ -12,8 +12,8 @@
 #include "sgt.h"
 #include "dfa.h"
 
-/* Parts of the view built when a decision first needs them (sgr_table_dfa): the
- * table is shared by threads, so a part is claimed (NONE -> BUILDING, one
+/* Parts of the view built when a decision first needs them (sgr_table_dfa,
+ * sgr_table_progview): the table is shared by threads, so a part is claimed (NONE -> BUILDING, one
  * compare-and-swap), built by the thread that claimed it, and published
  * (-> READY, a release store).  A thread that finds it BUILDING does not wait:
  * it answers without it, by a way that needs nothing built and gives the same
@@ -28,8 +28,10 @@ typedef struct sgr_longopts {
     uint32_t ref[];
 } sgr_longopts;
 
-/* The parts of the view published after load: the table itself stays read-only
- * once loaded, these are swapped in whole (compare-and-swap, NULL to built). */
+/* The parts of the view made after load in memory of their own (their size is
+ * known only once made): each is made whole by a thread that finds none and
+ * swapped in (compare-and-swap, NULL to made); a thread that loses frees its
+ * copy and takes the one kept. */
 typedef struct sgr_table_lazy {
     _Atomic(const sgr_longopts *) longopts[256];  /* by c, the byte after "--" */
 } sgr_table_lazy;
@@ -124,8 +126,9 @@ int sgr_table_load(const void *bytes, size_t size, sgr_table **out, char *err, s
  * constant data (a pack embedded at build time, which passed the full check in
  * that build: `compile` loads every table it writes and runs its inline tests),
  * so only the header and the section directory are checked and the view is
- * built; the checksum and the content checks are skipped.  Never for bytes read
- * from a file, a bundle or a caller. */
+ * made, its larger parts left to first use (SGR_VIEW_*, sgr_table_longopts); the
+ * checksum and the content checks are skipped.  Never for bytes read from a
+ * file, a bundle or a caller. */
 enum { SGR_LOAD_TRUSTED = 1 };
 int sgr_table_load_flags(const void *bytes, size_t size, unsigned flags, sgr_table **out, char *err,
                          size_t errlen);
