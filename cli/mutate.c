@@ -1167,6 +1167,338 @@ static int t_options(sgm_transform t, const line *l, uint64_t *rng, char **out)
     }
 }
 
+/* ---- option values from a table's declarations ----------------------------------- */
+
+/* Programs whose options spf13/pflag reads (under cobra).  A table says which of a
+ * program's options take a value, not how the program reads them; these read them
+ * the Go way: -n=VALUE is -n VALUE (getopt reads the value "=VALUE"), an option
+ * keeps its meaning after operands and on either side of the subcommand (their
+ * declarations list the root command's persistent flags, which every subcommand
+ * reads), and a long option is never abbreviated (pflag takes no prefix).  A
+ * kubectl plugin (kubectl-NAME) is another program, which no table describes. */
+static const char *const pflag_progs[] = { "kubectl", "oc", "helm", NULL };
+
+/* Programs whose own parsers take the options their declarations list only as
+ * written there, so a declaration says which word is a value, not how else it may
+ * be spelled: git's global options (git.c compares whole words: -C DIR and -c K=V,
+ * never -CDIR; --exec-path takes a path only attached), go's -C DIR, bash's -o OPT
+ * and --rcfile FILE (the next word, whatever follows in the same one), node's -r
+ * MOD (no value attached to a short option). */
+static const char *const whole_word_progs[] = {
+    "git", "go", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "node", "nodejs", NULL
+};
+
+/* How an option and its value are spelled. */
+enum {
+    DF_OTHER,                    /* read whole: a flag, a cluster, a declared -name */
+    DF_NEXT,                     /* -x VALUE, --name VALUE: the value is the next word */
+    DF_ATT,                      /* -xVALUE */
+    DF_SEQ,                      /* -x=VALUE of a pflag program */
+    DF_LEQ                       /* --name=VALUE */
+};
+
+/* An option of a segment, read for sure: argv[idx], and its value argv[idx + 1]
+ * when nw is 2; the option's name is the first nlen bytes of argv[idx]. */
+typedef struct dunit {
+    uint32_t idx, nw;
+    uint8_t form;                /* DF_* */
+    size_t nlen;
+} dunit;
+
+#define MAX_DW 128
+enum { DW_UNREAD, DW_OPERAND, DW_OPTION };
+
+/* What a segment's words argv[from..end) are: each an operand or part of an option
+ * unit.  At end the reading stopped: an option that may take the next word, a word
+ * with expansions, "--", or (for a program that need not read options after an
+ * operand) the first operand. */
+typedef struct dscan {
+    uint8_t what[MAX_DW];        /* DW_* by argv index */
+    dunit u[MAX_OPTW];
+    size_t nu;
+    uint32_t from, end;
+} dscan;
+
+static unsigned okind(const sgm_opts *o, const char *prog, size_t plen, const char *w, size_t n)
+{
+    return o->optkind ? o->optkind(o->ud, prog, plen, w, n) : 0;
+}
+
+/* Is a leading part of t[0..n) longer than "-x" a declared option of its own?  Then
+ * the program may read the word as that option (ctest -LE, gdb -pid, gdb -ex), so
+ * -L E is not -LE, and -pidfoo is not -p idfoo. */
+static int declared_prefix(const sgm_opts *o, const char *prog, size_t plen, const char *t, size_t n)
+{
+    for (size_t k = 3; k <= n && k <= 32; k++)
+        if (okind(o, prog, plen, t, k))
+            return 1;
+    return 0;
+}
+
+/* The basename of segment s's program when a table's declarations may describe its
+ * options: a known name, no builtin (bash reads their options), no function; NULL
+ * otherwise. */
+static const char *decl_prog(const line *l, const sgr_segment *s, size_t *plen)
+{
+    if (!seg_ok(l, s) || l->funcdef)
+        return NULL;
+    const sgr_word *w = &s->argv[0];
+    if (!word_known(w) || !w->len || w->text[0] == '-' || strchr(w->text, '=')
+        || in_list(w->text, w->len, builtins))
+        return NULL;
+    const char *p = strrchr(w->text, '/');
+    p = p ? p + 1 : w->text;
+    *plen = strlen(p);
+    return *plen ? p : NULL;
+}
+
+static void dscan_add(dscan *d, const dunit *u)
+{
+    d->what[u->idx] = DW_OPTION;
+    if (u->nw == 2)
+        d->what[u->idx + 1] = DW_OPTION;
+    d->u[d->nu++] = *u;
+}
+
+/* Read segment s of program prog (plen bytes) by the table's declarations
+ * (o->optkind): its options before the first operand, and after operands too when
+ * pflag.  Only an option the declarations account for letter by letter is read;
+ * at any other the reading ends, since the word after it may be its value. */
+static void scan_decl(const sgr_segment *s, const sgm_opts *o, const char *prog, size_t plen, int pflag, dscan *d)
+{
+    memset(d, 0, sizeof *d);
+    d->from = 1;
+    uint32_t lim = s->argc < MAX_DW ? s->argc : MAX_DW, i = 1;
+    while (i < lim && d->nu < MAX_OPTW) {
+        const sgr_word *w = &s->argv[i];
+        const char *t = w->text;
+        size_t n = w->len;
+        if (!word_known(w) || (n == 2 && memcmp(t, "--", 2) == 0))
+            break;
+        if (n < 2 || t[0] != '-') {
+            if (!pflag)
+                break;
+            d->what[i++] = DW_OPERAND;
+            continue;
+        }
+        dunit u = { i, 1, DF_OTHER, 0 };
+        int open = 0;                       /* the next word may be its value */
+        if (t[1] == '-') {
+            const char *eq = memchr(t, '=', n);
+            size_t nl = eq ? (size_t)(eq - t) : n;
+            unsigned k = okind(o, prog, plen, t, nl);
+            if (k == SGM_OPT_VALUE) {
+                u.form = eq ? DF_LEQ : DF_NEXT;
+                u.nw = eq ? 1 : 2;
+                u.nlen = nl;
+            } else if (!eq && k != SGM_OPT_FLAG) {
+                open = 1;                   /* undeclared, or an abbreviation */
+            }
+        } else if (n > 2 && declared_prefix(o, prog, plen, t, n)) {
+            unsigned k = okind(o, prog, plen, t, n);
+            if (k == SGM_OPT_VALUE)
+                u.nw = 2;
+            else if (k != SGM_OPT_FLAG)
+                open = 1;
+        } else {
+            /* letters: flags, then perhaps one that takes the rest or the next word */
+            for (size_t k = 1; k < n; k++) {
+                char opt[2] = { '-', t[k] };
+                unsigned c = okind(o, prog, plen, opt, 2);
+                if (c == SGM_OPT_FLAG)
+                    continue;
+                if (c != SGM_OPT_VALUE) {
+                    open = 1;
+                    break;
+                }
+                if (k + 1 == n) {
+                    u.nw = 2;
+                    u.form = k == 1 ? DF_NEXT : DF_OTHER;
+                } else if (k == 1) {
+                    u.form = t[2] != '=' ? DF_ATT : pflag ? DF_SEQ : DF_OTHER;
+                }
+                u.nlen = 2;
+                break;
+            }
+        }
+        if (open || (u.nw == 2 && (i + 1 >= lim || !word_known(&s->argv[i + 1]))))
+            break;
+        dscan_add(d, &u);
+        i += u.nw;
+    }
+    d->end = i;
+}
+
+/* The same for a program this file knows (progs), read as scan_opts reads it:
+ * options after operands too. */
+static void scan_known(const sgr_segment *s, const progspec *p, dscan *d)
+{
+    memset(d, 0, sizeof *d);
+    d->from = p->sub ? 2 : 1;
+    uint32_t lim = s->argc < MAX_DW ? s->argc : MAX_DW, i = d->from;
+    while (i < lim && d->nu < MAX_OPTW) {
+        const sgr_word *w = &s->argv[i];
+        const char *t = w->text;
+        if (!word_known(w) || strcmp(t, "--") == 0)
+            break;
+        if (t[0] != '-' || t[1] == '\0') {
+            d->what[i++] = DW_OPERAND;
+            continue;
+        }
+        dunit u = { i, 1, DF_OTHER, 0 };
+        int ok = 1;
+        if (t[1] == '-') {
+            const char *eq = strchr(t + 2, '=');
+            const optspec *op = find_long(p, t + 2, eq ? (size_t)(eq - t - 2) : strlen(t + 2));
+            if (!op || (eq && (op->val == 0 || !p->eq)))
+                ok = 0;
+            else if (op->val == 1 && !eq)
+                u.nw = 2;
+        } else {
+            for (const char *c = t + 1; *c; c++) {
+                const optspec *op = find_short(p, *c);
+                if (!op || (op->val == 1 && c[1] && !p->attached)) {
+                    ok = 0;
+                    break;
+                }
+                if (op->val) {
+                    u.nw = op->val == 1 && c[1] == '\0' ? 2 : 1;
+                    break;
+                }
+            }
+        }
+        if (!ok || (u.nw == 2 && (i + 1 >= lim || !word_known(&s->argv[i + 1]))))
+            break;
+        dscan_add(d, &u);
+        i += u.nw;
+    }
+    d->end = i;
+}
+
+/* opt-split and opt-join of the options a table declares to take a value, for
+ * every program but those this file knows (t_options respells theirs): -n VALUE
+ * <-> -nVALUE, --name VALUE <-> --name=VALUE, and for a pflag program -n VALUE <->
+ * -n=VALUE.  A value that starts with '=' is attached to a short option only as
+ * pflag reads it (-n==x; getopt would read -n=x as "=x", pflag as "x"), and a
+ * joined word is never one a longer declared option starts (-L E is no -LE). */
+static int t_optval_table(sgm_transform t, const line *l, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    enum { MAXC = 128 };
+    struct cand { const sgr_segment *s; dunit u; const char *prog; size_t plen; int pflag; } cand[MAXC];
+    size_t nc = 0;
+    dscan d;
+    for (uint32_t si = 0; si < l->cl.nseg && nc < MAXC; si++) {
+        const sgr_segment *s = &l->cl.seg[si];
+        size_t plen;
+        const char *prog = decl_prog(l, s, &plen);
+        if (!prog || find_prog(s) || in_list(prog, plen, whole_word_progs))
+            continue;
+        int pflag = in_list(prog, plen, pflag_progs);
+        scan_decl(s, o, prog, plen, pflag, &d);
+        for (size_t k = 0; k < d.nu && nc < MAXC; k++) {
+            const dunit *u = &d.u[k];
+            int ok;
+            if (t == SGM_OPT_SPLIT) {
+                ok = u->form == DF_ATT || u->form == DF_SEQ || u->form == DF_LEQ;
+            } else {
+                const sgr_word *v = &s->argv[u->idx + 1];
+                ok = u->form == DF_NEXT && v->len > 0 && (u->nlen > 2 || v->text[0] != '=' || pflag);
+            }
+            if (ok)
+                cand[nc++] = (struct cand){ s, *u, prog, plen, pflag };
+        }
+    }
+    if (!nc)
+        return 0;
+    const struct cand *c = &cand[rnd(rng, nc)];
+    const sgr_word *w = &c->s->argv[c->u.idx];
+    sb rep = { 0 };
+    if (t == SGM_OPT_SPLIT) {
+        size_t at = c->u.nlen + (c->u.form != DF_ATT);   /* past the '=' */
+        spell_plain(&rep, w->text, c->u.nlen, 0);
+        sb_ch(&rep, ' ');
+        spell_plain(&rep, w->text + at, w->len - at, 0);
+        return replace_words(l, c->s, c->u.idx, c->u.idx, &rep, out);
+    }
+    const sgr_word *v = &c->s->argv[c->u.idx + 1];
+    int eq = c->u.nlen > 2 || v->text[0] == '=' || (c->pflag && rnd(rng, 2));
+    sb txt = { 0 };
+    sb_add(&txt, w->text, w->len);
+    if (eq)
+        sb_ch(&txt, '=');
+    sb_add(&txt, v->text, v->len);
+    if (txt.oom) {
+        sg_free(txt.p);
+        return -1;
+    }
+    if (c->u.nlen == 2 && declared_prefix(o, c->prog, c->plen, txt.p, txt.n)) {
+        sg_free(txt.p);
+        return 0;
+    }
+    spell_plain(&rep, txt.p, txt.n, 0);
+    sg_free(txt.p);
+    return replace_words(l, c->s, c->u.idx, c->u.idx + 1, &rep, out);
+}
+
+/* option-move: an option with its value (as written) past operands next to it, one
+ * way or the other, in a program that reads options after operands: one this file
+ * knows (GNU getopt_long, git's parse-options, curl, pip), or a pflag program by a
+ * table's declarations.  Options keep their order among themselves (rm -f -i is not
+ * rm -i -f), operands theirs, and nothing crosses a "--" or a word the reading did
+ * not reach. */
+static int t_optmove(const line *l, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    enum { MAXC = 128 };
+    struct cand { const sgr_segment *s; dunit u; uint32_t a, b; int fwd; } cand[MAXC];
+    size_t nc = 0;
+    dscan d;
+    for (uint32_t si = 0; si < l->cl.nseg && nc < MAXC; si++) {
+        const sgr_segment *s = &l->cl.seg[si];
+        size_t plen;
+        const char *prog;
+        const progspec *p = seg_ok(l, s) ? find_prog(s) : NULL;
+        if (p)
+            scan_known(s, p, &d);
+        else if (o->optkind && (prog = decl_prog(l, s, &plen)) && in_list(prog, plen, pflag_progs))
+            scan_decl(s, o, prog, plen, 1, &d);
+        else
+            continue;
+        for (size_t k = 0; k < d.nu && nc < MAXC; k++) {
+            const dunit *u = &d.u[k];
+            uint32_t a = u->idx + u->nw, b = a;
+            while (b < d.end && d.what[b] == DW_OPERAND)
+                b++;
+            if (b > a)
+                cand[nc++] = (struct cand){ s, *u, a, b, 1 };
+            b = u->idx;
+            a = b;
+            while (a > d.from && d.what[a - 1] == DW_OPERAND)
+                a--;
+            if (a < b && nc < MAXC)
+                cand[nc++] = (struct cand){ s, *u, a, b, 0 };
+        }
+    }
+    if (!nc)
+        return 0;
+    const struct cand *c = &cand[rnd(rng, nc)];
+    const sgr_word *argv = c->s->argv;
+    uint32_t m = 1 + (uint32_t)rnd(rng, c->b - c->a);   /* operands to pass */
+    uint32_t ra = c->fwd ? c->a : c->b - m, rb = ra + m - 1;
+    uint32_t ua = c->u.idx, ub = c->u.idx + c->u.nw - 1;
+    size_t roff = argv[ra].span.off, uoff = argv[ua].span.off;
+    sb rep = { 0 };
+    if (c->fwd) {
+        sb_add(&rep, l->s + roff, wend(&argv[rb]) - roff);
+        sb_ch(&rep, ' ');
+    }
+    sb_add(&rep, l->s + uoff, wend(&argv[ub]) - uoff);
+    if (!c->fwd) {
+        sb_ch(&rep, ' ');
+        sb_add(&rep, l->s + roff, wend(&argv[rb]) - roff);
+    }
+    return replace_words(l, c->s, c->fwd ? ua : ra, c->fwd ? rb : ub, &rep, out);
+}
+
 /* ---- long-option abbreviations from a table ------------------------------------- */
 
 /* Index of the first longopts entry >= s[0..n) in strcmp order. */
@@ -1243,6 +1575,8 @@ static int t_long_abbrev_table(const line *l, const sgm_opts *o, uint64_t *rng, 
         if (slash)
             prog = slash + 1;
         size_t plen = strlen(prog);
+        if (in_list(prog, plen, pflag_progs))
+            continue;                       /* pflag takes no abbreviation */
         for (uint32_t i = 1; i < s->argc && nc < MAXC; i++) {
             const sgr_word *w = &s->argv[i];
             if (!word_known(w) || (w->len == 2 && memcmp(w->text, "--", 2) == 0))
@@ -1950,9 +2284,20 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
     case SGM_FLAG_CLUSTER:
     case SGM_LONG_OPT:
     case SGM_SHORT_OPT:
-    case SGM_OPT_SPLIT:
-    case SGM_OPT_JOIN:
         r = t_options(t, &l, rng, out);
+        break;
+    case SGM_OPT_SPLIT:
+    case SGM_OPT_JOIN: {
+        /* the programs this file knows, or those a table declares options of:
+         * either first, the other when the first has nothing to respell */
+        int table_first = o->optkind && rnd(rng, 2);
+        r = table_first ? t_optval_table(t, &l, o, rng, out) : t_options(t, &l, rng, out);
+        if (r == 0)
+            r = table_first ? t_options(t, &l, rng, out) : o->optkind ? t_optval_table(t, &l, o, rng, out) : 0;
+        break;
+    }
+    case SGM_OPT_MOVE:
+        r = t_optmove(&l, o, rng, out);
         break;
     case SGM_LINE_CONT:
         r = t_line_cont(&l, rng, out);

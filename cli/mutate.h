@@ -38,8 +38,9 @@
     X(LONG_OPT,     "long-option",  "-r -> --recursive (known programs)") \
     X(SHORT_OPT,    "short-option", "--recursive -> -r (known programs)") \
     X(LONG_ABBREV,  "long-abbrev",  "--recursive -> --recursiv (getopt_long prefixes of the long options the table names)") \
-    X(OPT_SPLIT,    "opt-split",    "--out=x -> --out x, -ox -> -o x") \
-    X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox") \
+    X(OPT_SPLIT,    "opt-split",    "--out=x -> --out x, -ox -> -o x (known programs; any program's declared value options)") \
+    X(OPT_JOIN,     "opt-join",     "--out x -> --out=x, -o x -> -ox, -n=x for Go's pflag (known programs; declared value options)") \
+    X(OPT_MOVE,     "option-move",  "-n x a b -> a b -n x: an option, with its value, past operands (programs that permute)") \
     X(LINE_CONT,    "line-continuation", "backslash-newline between or inside words") \
     X(REDIR_MOVE,   "redirect-move", ">x cmd a <-> cmd a >x") \
     X(IFS,          "ifs",          "${IFS} instead of the blank between two words") \
@@ -80,7 +81,10 @@ typedef struct sgm_opts {
      * made only of one of them, and only as long as no other of them shares it.
      * optkind (may be NULL) says what program prog (a basename) declares option
      * word opt[0..olen) to be: SGM_OPT_VALUE, SGM_OPT_FLAG or 0 (not declared), so
-     * a word that may be the value of the option before it is left alone. */
+     * a word that may be the value of the option before it is left alone; and
+     * opt-split, opt-join and option-move respell the options it says take a
+     * value, with their values, for any program (mutate.c "option values from
+     * a table's declarations"). */
     const char *const *longopts;
     size_t nlongopts;
     unsigned (*optkind)(void *ud, const char *prog, size_t plen, const char *opt, size_t olen);

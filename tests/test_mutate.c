@@ -31,7 +31,7 @@ static int failures;
 
 static const char *const stubs[] = {
     "rm", "cat", "git", "curl", "chmod", "chown", "cp", "mv", "grep", "rsync", "sort", "wget", "sed", "mkdir",
-    "ln", "shred", "docker", "pip", "tar", "wc", "head", "dd", NULL
+    "ln", "shred", "docker", "pip", "tar", "wc", "head", "dd", "kubectl", NULL
 };
 static const char *const wrappers[] = { "env", "nice", "timeout", "xargs", "sh", "bash", NULL };
 
@@ -92,6 +92,18 @@ static const char *const samples[] = {
     "rm -rf *.o",
     "rm -- -rf",
     "git -C repo push -f",
+    /* programs known only by declarations (stub_optkind): getopt's head, pflag's kubectl */
+    "head -n 5 -q in.txt",
+    "head --lines 3 -c5 in.txt",
+    "head -qn 2 in.txt",
+    "kubectl delete pod web -n prod",
+    "kubectl -n prod delete pod web --force",
+    "kubectl --namespace=prod scale deploy web -A",
+    "kubectl get pods -nprod -o wide",
+    "kubectl delete pod web -n=prod",
+    "kubectl apply -f x.yaml --namespace staging -- extra -n no",
+    "kubectl -s https://h.example -n prod delete pod a b >out.txt",
+    "kubectl logs web -c 'my app' --namespace 'a b'",
     NULL
 };
 
@@ -119,10 +131,13 @@ static const char *real_path(const char *name)
  * concurrently), then prints a line so redirections have something to write.
  * Programs whose options the transformations respell log their argv as GNU getopt
  * reads it, with long options mapped to short ones: `rm -rf x`, `rm -r --force x`
- * and `rm --recursiv -f x` all log `rm <-r> <-f> <--> <x>` */
+ * and `rm --recursiv -f x` all log `rm <-r> <-f> <--> <x>`.  kubectl (P=1) logs
+ * its argv as Go's pflag reads it: -n=prod is -n prod, options anywhere before
+ * "--", no abbreviations.  head and kubectl are no program of cli/mutate.c's own
+ * tables: their options reach it only as declarations (stub_optkind). */
 static const char *const stub =
     "#!/bin/bash\n"
-    "n=${0##*/}; k=$n; S=; L=; M=\n"
+    "n=${0##*/}; k=$n; S=; L=; M=; P=\n"
     "case $n in git|docker|pip) k=\"$n $1\";; esac\n"
     "case $k in\n"
     "rm) S=rRfidvI; L=recursive,force,interactive::,one-file-system,no-preserve-root,preserve-root::,dir,verbose,help,version;"
@@ -177,8 +192,32 @@ static const char *const stub =
     "'docker rm') S=fvl; L=force,volumes,link; M='--force=-f --volumes=-v --link=-l';;\n"
     "'pip install') S=Uqvr:e:t:; L=upgrade,quiet,verbose,requirement:,editable:,target:;"
     " M='--upgrade=-U --quiet=-q --verbose=-v --requirement=-r --editable=-e --target=-t';;\n"
+    "head) S=n:c:qvz; L=lines:,bytes:,quiet,silent,verbose,zero-terminated;"
+    " M='--lines=-n --bytes=-c --quiet=-q --silent=-q --verbose=-v --zero-terminated=-z';;\n"
+    "kubectl) P=1; S=n:s:f:o:c:Aiq; L=namespace:,server:,filename:,output:,container:,all-namespaces,force,all;"
+    " M='--namespace=-n --server=-s --filename=-f --output=-o --container=-c --all-namespaces=-A';;\n"
     "esac\n"
-    "if [ -n \"$S\" ]; then\n"
+    "if [ -n \"$P\" ]; then\n"
+    "  o=(); a=()\n"
+    "  while [ $# -gt 0 ]; do\n"
+    "    x=$1; shift\n"
+    "    case $x in\n"
+    "    --) a+=(\"$@\"); break;;\n"
+    "    --*=*) o+=(\"${x%%=*}\" \"${x#*=}\");;\n"
+    "    --?*) if [[ \",$L,\" == *\",${x#--}:,\"* ]]; then o+=(\"$x\" \"$1\"); shift; else o+=(\"$x\"); fi;;\n"
+    "    -?*) y=${x#-}\n"
+    "      while [ -n \"$y\" ]; do\n"
+    "        c=${y:0:1}; y=${y:1}\n"
+    "        if [[ \"$S\" == *\"$c:\"* ]]; then\n"
+    "          if [ -n \"$y\" ]; then v=${y#=}; else v=$1; shift; fi\n"
+    "          o+=(\"-$c\" \"$v\"); y=\n"
+    "        else o+=(\"-$c\"); fi\n"
+    "      done;;\n"
+    "    *) a+=(\"$x\");;\n"
+    "    esac\n"
+    "  done\n"
+    "  set -- \"${o[@]}\" -- \"${a[@]}\"\n"
+    "elif [ -n \"$S\" ]; then\n"
     "  [ \"$k\" != \"$n\" ] && shift\n"
     "  norm=$(/usr/bin/getopt -q -o \"$S\" -l \"$L\" -- \"$@\") || norm=GETOPT-ERROR\n"
     "  eval \"set -- $norm\"\n"
@@ -421,6 +460,46 @@ static void collect_stub_long(void)
     nstub_long = d;
 }
 
+/* sgm_opts.optkind over the stubs' own option lists, as a table's declarations
+ * would say it: "-x" is a value option when S= has "x:", a flag when it has x
+ * alone; "--name" when L= has "name:" or "name"; an optional value ("::") is
+ * neither.  Programs known by a subcommand ('git push') have no entry. */
+static unsigned stub_optkind(void *ud, const char *prog, size_t plen, const char *opt, size_t olen)
+{
+    (void)ud;
+    char key[64];
+    if (plen + 3 > sizeof key)
+        return 0;
+    snprintf(key, sizeof key, "\n%.*s)", (int)plen, prog);
+    const char *e = strstr(stub, key);
+    if (!e)
+        return 0;
+    const char *end = strstr(e, ";;");
+    if (olen == 2 && opt[0] == '-' && opt[1] != '-' && opt[1] != ':') {
+        const char *sv = strstr(e, " S=");
+        for (const char *c = sv ? sv + 3 : end; c < end && *c != ';'; c++) {
+            if (*c != opt[1])
+                continue;
+            if (c[1] != ':')
+                return SGM_OPT_FLAG;
+            return c[2] == ':' ? 0 : SGM_OPT_VALUE;
+        }
+        return 0;
+    }
+    if (olen < 3 || memcmp(opt, "--", 2) != 0)
+        return 0;
+    const char *lv = strstr(e, " L=");
+    for (const char *q = lv ? lv + 3 : end; q < end && *q != ';';) {
+        size_t n = strcspn(q, ",;:");
+        if (n == olen - 2 && memcmp(q, opt + 2, n) == 0)
+            return q[n] != ':' ? SGM_OPT_FLAG : q[n + 1] == ':' ? 0 : SGM_OPT_VALUE;
+        q += strcspn(q, ",;");
+        if (*q == ',')
+            q++;
+    }
+    return 0;
+}
+
 static unsigned applied[SGM__COUNT];
 static unsigned checked;
 
@@ -531,42 +610,91 @@ int main(void)
         free(eff);
         free(err);
     }
-    /* long-abbrev as `shellgate fuzz` runs it: from a table's list of long options,
-     * for any program, not only the few this file's C tables know */
+    /* the option transformations as `shellgate fuzz` runs them: long-abbrev from a
+     * table's list of long options, and opt-split, opt-join and option-move from
+     * its declarations of which options take a value, for any program, not only
+     * the few this file's C tables know */
     collect_stub_long();
     sgm_opts to = o;
-    to.max = 0;
+    to.max = 16;
     to.longopts = (const char *const *)stub_long;
     to.nlongopts = nstub_long;
-    unsigned table_abbrevs = 0;
+    to.optkind = stub_optkind;
+    static const sgm_transform table_ts[] = { SGM_LONG_ABBREV, SGM_OPT_SPLIT, SGM_OPT_JOIN, SGM_OPT_MOVE };
+    unsigned table_applied[4] = { 0 }, decl_applied[4] = { 0 };
+    /* the spellings of kubectl's -n prod that only the declarations give */
+    static const char *const want_spelled[] = { "-nprod", "-n=prod", "-n prod", "--namespace prod",
+                                                "--namespace=staging", "kubectl -n prod delete pod web\n",
+                                                "kubectl delete pod web -n prod\n", NULL };
+    unsigned seen_spelled[8] = { 0 };
     for (size_t si = 0; samples[si]; si++) {
         const char *cmd = samples[si];
         if (strstr(cmd, "git diff"))
             continue;                       /* its stub logs options as written, unread */
+        int decl = strncmp(cmd, "head ", 5) == 0 || strncmp(cmd, "kubectl ", 8) == 0;
         int sorted = strchr(cmd, '|') != NULL, syn;
         char *err;
         char *eff = effect(cmd, sorted, &syn, &err);
-        for (uint64_t seed = 1; seed <= 8; seed++) {
-            uint64_t rng = seed * 104729;
-            char *v;
-            int r = sgm_apply(SGM_LONG_ABBREV, cmd, strlen(cmd), &to, &rng, &v);
-            if (r < 0) {
-                fprintf(stderr, "FAIL out of memory\n");
-                return 1;
+        for (size_t ti = 0; ti < 4; ti++)
+            for (uint64_t seed = 1; seed <= 8; seed++) {
+                uint64_t rng = seed * 104729 + ti;
+                char *v;
+                int r = sgm_apply(table_ts[ti], cmd, strlen(cmd), &to, &rng, &v);
+                if (r < 0) {
+                    fprintf(stderr, "FAIL out of memory\n");
+                    return 1;
+                }
+                if (r == 0)
+                    continue;
+                table_applied[ti]++;
+                decl_applied[ti] += decl;
+                char name[64];
+                snprintf(name, sizeof name, "%s (table)", sgm_names[table_ts[ti]]);
+                check_pair(cmd, eff, err, v, name, sorted, 1);
+                char nl[600];
+                snprintf(nl, sizeof nl, "%s\n", v);
+                for (size_t k = 0; want_spelled[k]; k++)
+                    seen_spelled[k] += strncmp(cmd, "kubectl ", 8) == 0 && strstr(nl, want_spelled[k])
+                                       && !strstr(cmd, want_spelled[k]);
+                sg_free(v);
             }
-            if (r == 0)
-                continue;
-            table_abbrevs++;
-            check_pair(cmd, eff, err, v, "long-abbrev (table)", sorted, 1);
-            sg_free(v);
+        /* and chained with everything else, for the programs known by declarations */
+        sgm_list l = { 0 };
+        if (decl && sgm_variants(cmd, &to, 777, &l) < 0) {
+            fprintf(stderr, "FAIL out of memory\n");
+            return 1;
         }
+        for (size_t i = 0; i < l.n; i++) {
+            char chain[200] = "";
+            int keeps = 1;
+            for (unsigned k = 0; k < l.v[i].nchain; k++) {
+                strcat(chain, k ? " > " : "");
+                strcat(chain, sgm_names[l.v[i].chain[k]]);
+                keeps &= sgm_keeps_output((sgm_transform)l.v[i].chain[k]);
+            }
+            strcat(chain, " (table)");
+            check_pair(cmd, eff, err, l.v[i].cmd, chain, sorted, keeps);
+        }
+        sgm_list_free(&l);
         free(eff);
         free(err);
     }
-    if (table_abbrevs < 20) {
-        fprintf(stderr, "FAIL long-abbrev from a table's options applied only %u times\n", table_abbrevs);
+    if (table_applied[0] < 20) {
+        fprintf(stderr, "FAIL long-abbrev from a table's options applied only %u times\n", table_applied[0]);
         failures++;
     }
+    for (size_t ti = 1; ti < 4; ti++)
+        if (decl_applied[ti] < 8) {
+            fprintf(stderr, "FAIL %s from declarations applied only %u times to head and kubectl\n",
+                    sgm_names[table_ts[ti]], decl_applied[ti]);
+            failures++;
+        }
+    for (size_t k = 0; want_spelled[k]; k++)
+        if (!seen_spelled[k]) {
+            fprintf(stderr, "FAIL no variant of a kubectl sample spells %s from its declarations\n",
+                    want_spelled[k]);
+            failures++;
+        }
     for (size_t i = 0; i < nstub_long; i++)
         free(stub_long[i]);
     for (int t = 0; t < SGM__COUNT; t++) {
