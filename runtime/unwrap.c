@@ -108,8 +108,9 @@ static int project_script(sg_arena *a, const sgr_cmdline *cl, sgr_segment *n)
     if (n->argc == 0 || (n->flags & SGR_SEG_DYNAMIC))
         return 0;
     const sgr_word *w = &n->argv[0];
-    if (w->flags & (UNKNOWN_PROGRAM | SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE | SGR_W_ANSIC))
+    if (w->flags & UNKNOWN_PROGRAM)
         return 0;
+    /* ENV: is stripped however the word is quoted ($'default:eval' is eval) */
     uint32_t k = 0;
     while (k < w->len && script_byte(w->text[k]))
         k++;
@@ -126,8 +127,8 @@ static int project_script(sg_arena *a, const sgr_cmdline *cl, sgr_segment *n)
             return 0;
         w = &nv[0];
     }
-    if (!w->len || w->text[0] == '-')
-        return 0;
+    if (!w->len || w->text[0] == '-' || (w->flags & (SGR_W_GLOB | SGR_W_BRACE | SGR_W_TILDE | SGR_W_ANSIC)))
+        return 0;                           /* a word the shell still changes, or spelled so: no script */
     for (uint32_t i = 0; i < w->len; i++)
         if (!script_byte(w->text[i]) && w->text[i] != ':')
             return 0;                       /* a path, or a word no script is named */

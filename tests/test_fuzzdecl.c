@@ -75,16 +75,27 @@ static tally fuzz(const sg_policy *gen, const sg_policy *judge, int show)
         fprintf(stderr, "FAIL cannot read %s\n", CASES);
         exit(1);
     }
-    const char **longopts = sg_malloc(sizeof *longopts * (gen->t->nlongopts + 1));
+    /* every long option the table names, as the fuzz verb gathers them: the lists
+     * per letter after "--", in order */
+    size_t nlong = 0;
+    if (sgr_table_longopts_all(gen->t) < 0)
+        exit(2);
+    for (int ch = 0; ch < 256; ch++)
+        nlong += sgr_table_longopts(gen->t, (unsigned char)ch)->n;
+    const char **longopts = sg_malloc(sizeof *longopts * (nlong + 1));
     if (!longopts)
         exit(2);
-    for (uint32_t i = 0; i < gen->t->nlongopts; i++)
-        longopts[i] = sgr_str(gen->t, gen->t->longopts[i]);
+    nlong = 0;
+    for (int ch = 0; ch < 256; ch++) {
+        const sgr_longopts *lo = sgr_table_longopts(gen->t, (unsigned char)ch);
+        for (uint32_t i = 0; i < lo->n; i++)
+            longopts[nlong++] = sgr_str(gen->t, lo->ref[i]);
+    }
     sgm_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.max = 64;
     mo.longopts = longopts;
-    mo.nlongopts = gen->t->nlongopts;
+    mo.nlongopts = nlong;
     mo.optkind = table_optkind;
     mo.ud = (void *)gen->t;
     sgr_ctx *ctx = sgr_ctx_new(judge->t);
