@@ -56,7 +56,7 @@ typedef struct sgc_setexpr {
     X(ARG) X(ARG_AT) X(ARGC) X(PATH_OUTSIDE) X(PATH_INSIDE) X(REDIR_WRITES) \
     X(REDIR_READS) X(ASSIGNS) X(ASSIGNS_VAL) X(OPTION_VAL) X(PIPED_FROM) X(PIPED_TO) X(DYNAMIC) \
     X(LUA) X(TEXT_CONTAINS) X(TEXT_MATCHES) X(NESTED) X(LINE_RUNS) X(PATH_IS) X(EXPANDS) \
-    X(MOREARGS) X(MODULE_AT) X(CWD_OUTSIDE) X(PSCRIPT)
+    X(MOREARGS) X(MODULE_AT) X(CWD_OUTSIDE) X(PSCRIPT) X(DEST)
 
 typedef enum {
 #define X(k) SGC_C_##k,
@@ -72,6 +72,8 @@ typedef struct sgc_cond {
     sgc_tok num, cmp;            /* ARG_AT position, ARGC comparison and number */
     sgc_tok str;                 /* LUA hook name, NESTED kind; REDIR_READS: "heredoc" */
     int32_t hook;                /* LUA: index into the program's hooks */
+    uint32_t form;               /* DEST: SGT_DEST_* | SGT_DEST_ONLY; REDIR_WRITES:
+                                  * 0 or SGT_WRITES_OUTSIDE / _INSIDE */
 } sgc_cond;
 
 typedef struct sgc_rule {
@@ -126,9 +128,31 @@ typedef enum {
                                   * works in and runs its command in (env -C DIR) */
     SGC_CL_SCRIPTS,              /* scripts: its command [ENV:]NAME may be the project's
                                   * script NAME (hatch run) */
-    SGC_CL_SUBCOMMANDS           /* subcommands: its first operand names what it does
+    SGC_CL_SUBCOMMANDS,          /* subcommands: its first operand names what it does
                                   * (git clone): messages name the two ({command}) */
+    SGC_CL_URL,                  /* url { OPTS }: the value is where it connects (curl -x) */
+    SGC_CL_URL_UNKNOWN,          /* url unknown { OPTS }: the value names a file of where
+                                  * it connects (curl -K, wget -i) */
+    SGC_CL_URL_OPS,              /* url operands: each operand is a URL or host[/path] */
+    SGC_CL_REMOTE_OPS,           /* remote operands: a URL or [user@]host:path operand */
+    SGC_CL_HOST_OP               /* host operand: the first operand is [user@]host (ssh) */
 } sgc_clause_kind;
+
+/* The clauses whose options take a value (every one is in the value list too). */
+#define SGC_VALUE_CLAUSES(X) X(VALUE) X(TEXT) X(LOOKUP) X(ARGV0) X(CODE) X(CWD) X(URL) X(URL_UNKNOWN)
+static inline int sgc_clause_takes_value(sgc_clause_kind k)
+{
+#define X(id) k == SGC_CL_##id ||
+    return SGC_VALUE_CLAUSES(X) 0;
+#undef X
+}
+_Static_assert(SGC_CL_URL_UNKNOWN < 32, "a value clause is a bit of a mask");
+static inline uint32_t sgc_value_clause_mask(void)
+{
+#define X(id) 1u << SGC_CL_##id |
+    return SGC_VALUE_CLAUSES(X) 0u;
+#undef X
+}
 
 typedef struct sgc_wlist {       /* a list of words/strings */
     sgc_tok tok;

@@ -88,6 +88,18 @@ const struct sgc_item *const *sgc_checked_set_items(const sgc_checked *k, uint32
     return (const struct sgc_item *const *)k->prog.sets[s].items;
 }
 
+uint64_t sgc_checked_prog_clauses(const sgc_checked *k, const char *name, size_t n)
+{
+    uint64_t bits = 0;
+    for (uint32_t f = 0; f < k->c.nfiles; f++)
+        for (const sgc_progdecl *d = k->c.files[f].ast.progs; d; d = d->next)
+            for (const sgc_wlist *w = d->names; w; w = w->next)
+                if (w->tok.len == n && memcmp(w->tok.text, name, n) == 0)
+                    for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
+                        bits |= (uint64_t)1 << cl->kind;
+    return bits;
+}
+
 int sgc_checked_default(const sgc_checked *k)
 {
     return k->c.files[k->prog.main_file].ast.default_decision;

@@ -70,6 +70,9 @@ uint32_t sgc_checked_nsets(const sgc_checked *k);
 /* The flattened items of set s (words, globs, regexes; no set references), or
  * NULL with *n = 0 when s is out of range. */
 const struct sgc_item *const *sgc_checked_set_items(const sgc_checked *k, uint32_t s, uint32_t *n);
+/* The clauses of program NAME's declarations (n bytes), as bits 1 << sgc_clause_kind
+ * (compiler/ast.h); 0: none. */
+uint64_t sgc_checked_prog_clauses(const sgc_checked *k, const char *name, size_t n);
 /* The main pack's default decision (sgt_decision). */
 int sgc_checked_default(const sgc_checked *k);
 /* Source file i as compiled (i < the table's number of packs: file i is pack i,

@@ -303,7 +303,8 @@ static void gen(buf *b, const sgc_cond *c, uint32_t *flags, int *line_only)
     case SGC_C_PATH_INSIDE: op(b, SGT_OP_PATH_INSIDE, 0, set_of(c->set)); break;
     case SGC_C_PATH_IS: op(b, SGT_OP_PATH_IS, 0, set_of(c->set)); break;
     case SGC_C_EXPANDS: op(b, SGT_OP_EXPANDS, 0, set_of(c->set)); break;
-    case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, 0, set_of(c->set)); break;
+    case SGC_C_REDIR_WRITES: op(b, SGT_OP_REDIR_WRITES, c->form, set_of(c->set)); break;
+    case SGC_C_DEST: op(b, SGT_OP_DEST, c->form, set_of(c->set)); break;
     case SGC_C_REDIR_READS:
         op(b, SGT_OP_REDIR_READS, c->str.len ? SGT_READS_HEREDOC : 0, c->str.len ? SGT_NONE : set_of(c->set));
         break;
@@ -572,8 +573,10 @@ static int emit_progspecs(emitter *e)
                         && cl->kind != SGC_CL_RUNS_FILE && cl->kind != SGC_CL_TREE
                         && cl->kind != SGC_CL_TEXT_ALL && cl->kind != SGC_CL_LINKS
                         && cl->kind != SGC_CL_LINKS_UNLESS && cl->kind != SGC_CL_CWD
-                        && cl->kind != SGC_CL_SUBCOMMANDS)
-                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'cwd', 'runs operand', 'tree operands' and 'subcommands' clauses; use 'wrapper' to unwrap commands");
+                        && cl->kind != SGC_CL_SUBCOMMANDS && cl->kind != SGC_CL_URL
+                        && cl->kind != SGC_CL_URL_UNKNOWN && cl->kind != SGC_CL_URL_OPS
+                        && cl->kind != SGC_CL_REMOTE_OPS && cl->kind != SGC_CL_HOST_OP)
+                        sgc_error(c, cl->loc, "a 'command' declaration only has 'value', 'text', 'text operand', 'text operands', 'permute', 'code', 'stdin', 'flags', 'writes operands', 'copies', 'links', 'cwd', 'url', 'url unknown', 'url operands', 'remote operands', 'host operand', 'runs operand', 'tree operands' and 'subcommands' clauses; use 'wrapper' to unwrap commands");
                     if (cl->kind == SGC_CL_SKIP && (sgc_tok_number(&cl->num) < 0 || sgc_tok_number(&cl->num) > 16))
                         sgc_error(c, cl->num.loc, "'skip' takes a count from 0 to 16");
                 }
@@ -629,14 +632,16 @@ static int emit_progspecs(emitter *e)
             case SGC_CL_NO_STDIN: ps.flags |= SGT_PROG_NO_STDIN; break;
             case SGC_CL_TREE: ps.flags |= SGT_PROG_TREE; break;
             case SGC_CL_TEXT_ALL: ps.flags |= SGT_PROG_TEXT_ALL; break;
+            case SGC_CL_URL_OPS: ps.flags |= SGT_PROG_URL_OPS; break;
+            case SGC_CL_REMOTE_OPS: ps.flags |= SGT_PROG_REMOTE_OPS; break;
+            case SGC_CL_HOST_OP: ps.flags |= SGT_PROG_HOST_OP; break;
             default: break;
             }
         }
         if ((ps.flags & SGT_PROG_STDIN) && (ps.flags & SGT_PROG_NO_STDIN))
             sgc_error(c, d->loc, "'%s' has both 'stdin { ... }' and 'stdin nothing'", v[i].name);
-        /* lookup, argv0 and code options take a value too */
-        emit_optlist_kinds(e, d, 1u << SGC_CL_VALUE | 1u << SGC_CL_TEXT | 1u << SGC_CL_LOOKUP | 1u << SGC_CL_ARGV0
-                                 | 1u << SGC_CL_CODE | 1u << SGC_CL_CWD, &ps.value_off, &ps.value_len);
+        /* lookup, argv0, code, cwd and url options take a value too */
+        emit_optlist_kinds(e, d, sgc_value_clause_mask(), &ps.value_off, &ps.value_len);
         emit_optlist(e, d, SGC_CL_SCRIPT, SGC_CL_SCRIPT, &ps.script_off, &ps.script_len);
         emit_optlist(e, d, SGC_CL_EXEC, SGC_CL_EXEC, &ps.exec_off, &ps.exec_len);
         emit_optlist(e, d, SGC_CL_END, SGC_CL_END, &ps.end_off, &ps.end_len);
@@ -651,6 +656,8 @@ static int emit_progspecs(emitter *e)
         emit_optlist(e, d, SGC_CL_LINKS_UNLESS, SGC_CL_LINKS_UNLESS, &ps.linkrel_off, &ps.linkrel_len);
         emit_optlist(e, d, SGC_CL_NORUN, SGC_CL_NORUN, &ps.norun_off, &ps.norun_len);
         emit_optlist(e, d, SGC_CL_CWD, SGC_CL_CWD, &ps.cwd_off, &ps.cwd_len);
+        emit_optlist(e, d, SGC_CL_URL, SGC_CL_URL, &ps.url_off, &ps.url_len);
+        emit_optlist(e, d, SGC_CL_URL_UNKNOWN, SGC_CL_URL_UNKNOWN, &ps.urlunk_off, &ps.urlunk_len);
         if (ps.link_len && !(ps.flags & SGT_PROG_COPIES))
             sgc_error(c, d->loc, "a 'links' clause needs 'copies' (the sources it reads as link texts are the ones 'copies' names)");
         if (ps.exec_len && !ps.end_len)

@@ -17,6 +17,7 @@
 #include <assert.h>
 #include <string.h>
 #include "parse.h"
+#include "runtime/sgt.h"
 }
 
 %syntax_error {
@@ -31,7 +32,8 @@
     READS TO FROM ASSIGNS VALUE PIPED DYNAMIC LUA TEXT CONTAINS MATCHES AND OR NOT IN
     ALL ANY WRAPPER COMMAND SKIP SCRIPT EXEC END RUNS NOTHING ASSIGNMENTS PERMUTE JOIN
     MOREARGS OPERAND UNLESS LIMIT PER WHEN TEST RULE CWD NESTED LINE LABEL LOOKUP ARGV0 CODE STDIN
-    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS SUBCOMMANDS RELAX.
+    IS OPERANDS COPIES HEREDOC TREE EXPANDS LINKS MODULE PROJECT SCRIPTS SUBCOMMANDS RELAX
+    HOST URL SCHEME PORT ONLY REMOTE UNKNOWN.
 
 %left OR.
 %left AND.
@@ -116,6 +118,12 @@ clause(C) ::= SKIP(K) WORD(N).        { C = sgc_clause_new(ps, SGC_CL_SKIP, &K, 
 clause(C) ::= RUNS(K) NOTHING.        { C = sgc_clause_new(ps, SGC_CL_RUNS_NOTHING, &K, NULL, NULL); }
 clause(C) ::= RUNS(K) NOTHING LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_NORUN, &K, W, NULL); }
 clause(C) ::= CWD(K) LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_CWD, &K, W, NULL); }
+/* where it connects (docs/language.md "Destinations") */
+clause(C) ::= URL(K) LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_URL, &K, W, NULL); }
+clause(C) ::= URL(K) UNKNOWN LBRACE cwords(W) RBRACE. { C = sgc_clause_new(ps, SGC_CL_URL_UNKNOWN, &K, W, NULL); }
+clause(C) ::= URL(K) OPERANDS.        { C = sgc_clause_new(ps, SGC_CL_URL_OPS, &K, NULL, NULL); }
+clause(C) ::= REMOTE(K) OPERANDS.     { C = sgc_clause_new(ps, SGC_CL_REMOTE_OPS, &K, NULL, NULL); }
+clause(C) ::= HOST(K) OPERAND.        { C = sgc_clause_new(ps, SGC_CL_HOST_OP, &K, NULL, NULL); }
 clause(C) ::= SCRIPTS(K).             { C = sgc_clause_new(ps, SGC_CL_SCRIPTS, &K, NULL, NULL); }
 clause(C) ::= SUBCOMMANDS(K).         { C = sgc_clause_new(ps, SGC_CL_SUBCOMMANDS, &K, NULL, NULL); }
 clause(C) ::= ASSIGNMENTS(K).         { C = sgc_clause_new(ps, SGC_CL_ASSIGNMENTS, &K, NULL, NULL); }
@@ -208,6 +216,8 @@ cond(C) ::= PATH(K) IS m(S).         { C = sgc_cond_set(ps, SGC_C_PATH_IS, &K, S
 cond(C) ::= EXPANDS(K) m(S).         { C = sgc_cond_set(ps, SGC_C_EXPANDS, &K, S); }
 cond(C) ::= REDIRECT(K) WRITES.      { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); }
 cond(C) ::= REDIRECT(K) WRITES TO m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, S); }
+cond(C) ::= REDIRECT(K) WRITES OUTSIDE WORKSPACE. { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); if (C) C->form = SGT_WRITES_OUTSIDE; }
+cond(C) ::= REDIRECT(K) WRITES TO PATH INSIDE WORKSPACE. { C = sgc_cond_set(ps, SGC_C_REDIR_WRITES, &K, NULL); if (C) C->form = SGT_WRITES_INSIDE; }
 cond(C) ::= REDIRECT(K) READS.       { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, NULL); }
 cond(C) ::= REDIRECT(K) READS FROM m(S). { C = sgc_cond_set(ps, SGC_C_REDIR_READS, &K, S); }
 /* the segment's input is text of the line: a here-document or a here-string */
@@ -217,6 +227,15 @@ cond(C) ::= ASSIGNS(K) m(S) VALUE m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL
 cond(C) ::= ASSIGNS(K) m(S) VALUE NOT m(V). { C = sgc_cond_set(ps, SGC_C_ASSIGNS_VAL, &K, S); if (C) { C->set2 = V; C->num.len = 1; } }
 cond(C) ::= PIPED(K) FROM m(S).      { C = sgc_cond_set(ps, SGC_C_PIPED_FROM, &K, S); }
 cond(C) ::= PIPED(K) TO m(S).        { C = sgc_cond_set(ps, SGC_C_PIPED_TO, &K, S); }
+/* where it connects: some destination (without only), or every one and one at least */
+cond(C) ::= HOST(K) m(S).      { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_HOST; }
+cond(C) ::= HOST(K) ONLY m(S). { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_HOST | SGT_DEST_ONLY; }
+cond(C) ::= URL(K) m(S).       { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_URL; }
+cond(C) ::= URL(K) ONLY m(S).  { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_URL | SGT_DEST_ONLY; }
+cond(C) ::= SCHEME(K) m(S).    { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_SCHEME; }
+cond(C) ::= SCHEME(K) ONLY m(S).{ C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_SCHEME | SGT_DEST_ONLY; }
+cond(C) ::= PORT(K) m(S).      { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_PORT; }
+cond(C) ::= PORT(K) ONLY m(S). { C = sgc_cond_set(ps, SGC_C_DEST, &K, S); if (C) C->form = SGT_DEST_PORT | SGT_DEST_ONLY; }
 cond(C) ::= DYNAMIC(K).              { C = sgc_cond_new(ps, SGC_C_DYNAMIC, &K); }
 cond(C) ::= MOREARGS(K).             { C = sgc_cond_new(ps, SGC_C_MOREARGS, &K); }
 cond(C) ::= MODULE(K) AT WORD(N) INSIDE WORKSPACE. { C = sgc_cond_new(ps, SGC_C_MODULE_AT, &K); if (C) C->num = N; }

@@ -133,6 +133,13 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         "operands"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERANDS; }
         "copies"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_COPIES; }
         "links"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LINKS; }
+        "host"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HOST; }
+        "url"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_URL; }
+        "scheme"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCHEME; }
+        "port"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PORT; }
+        "only"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ONLY; }
+        "remote"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REMOTE; }
+        "unknown"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_UNKNOWN; }
         "redirect"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REDIRECT; }
         "writes"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WRITES; }
         "reads"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_READS; }

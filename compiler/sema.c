@@ -551,6 +551,7 @@ static uint64_t hash_cond(const sgc_program *p, const sgc_cond *c)
     h = hash_bytes(h, c->num.text ? c->num.text : "", c->num.len);
     h = hash_bytes(h, c->cmp.text ? c->cmp.text : "", c->cmp.len);
     h = hash_bytes(h, c->str.text ? c->str.text : "", c->str.len);
+    h = hash_bytes(h, &c->form, sizeof c->form);
     return h;
 }
 
@@ -644,8 +645,7 @@ static void check_shadowing(sema *s)
 static int declares_values(const sgc_progdecl *d)
 {
     for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
-        if (cl->kind == SGC_CL_VALUE || cl->kind == SGC_CL_TEXT || cl->kind == SGC_CL_CWD
-            || cl->kind == SGC_CL_LOOKUP || cl->kind == SGC_CL_ARGV0 || cl->kind == SGC_CL_CODE)
+        if (sgc_clause_takes_value(cl->kind))
             return 1;
     return 0;
 }
@@ -709,8 +709,7 @@ static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, 
 static int declares_value(const sgc_progdecl *d, const char *o, uint32_t n)
 {
     for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
-        if (cl->kind == SGC_CL_VALUE || cl->kind == SGC_CL_TEXT || cl->kind == SGC_CL_CWD
-            || cl->kind == SGC_CL_LOOKUP || cl->kind == SGC_CL_ARGV0 || cl->kind == SGC_CL_CODE)
+        if (sgc_clause_takes_value(cl->kind))
             for (const sgc_wlist *w = cl->words; w; w = w->next)
                 if (w->tok.len == n && memcmp(w->tok.text, o, n) == 0)
                     return 1;

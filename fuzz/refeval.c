@@ -15,6 +15,7 @@
 #include "compiler/ast.h"
 #include "runtime/sgt.h"
 #include "runtime/shexpand.h"
+#include "runtime/dest.h"
 #include "common/alloc.h"
 
 /* ---- regexes: own parse, position-set interpretation ------------------------
@@ -696,6 +697,7 @@ struct sg_ref {
     char **paths;                   /* resolved paths of the segment being run */
     rpat **pats;                    /* [npaths] the pattern path i stands for, or NULL */
     uint32_t *rfirst, *rcount, caprd; /* the paths of each of its redirections */
+    uint8_t *routside;              /* [caprd]: one of them is outside the root */
     uint32_t cappats;
     /* names made on the line (docs/language.md "Files made on the line"), resolved
      * here: mk[i] made by segment mkseg[i], a copy or link of mta[i] (as written,
@@ -782,6 +784,7 @@ void sg_ref_free(sg_ref *ref)
     sg_free(ref->mkpf);
     sg_free(ref->rfirst);
     sg_free(ref->rcount);
+    sg_free(ref->routside);
     sg_free(ref->segd);
     sg_free(ref->segr);
     sg_free(ref);
@@ -2824,67 +2827,79 @@ static int seg_paths(sg_ref *ref, uint32_t si)
         uint32_t *k = sg_realloc(ref->rcount, sizeof *k * s->nredirs);
         if (k)
             ref->rcount = k;
-        if (!f || !k)
+        uint8_t *o = sg_realloc(ref->routside, s->nredirs);
+        if (o)
+            ref->routside = o;
+        if (!f || !k || !o)
             return -1;
         ref->caprd = s->nredirs;
     }
     char *tw_own = NULL;                 /* a brace-expanded target's word */
     for (uint32_t i = 0; i < s->nredirs; i++) {
-        const sgr_redir *rd = &s->redirs[i];
-        const sgr_word *t = &rd->target;
-        ref->rfirst[i] = ref->npaths;
-        ref->rcount[i] = 0;
-        /* an interpreter's here-document is code: its literals are paths */
-        if ((rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING) && nm->code_body
-            && ref_code_literals(ref, cwd, root, t->text, t->len) < 0)
-            return -1;
-        if (rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN)
-            continue;
-        if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))
-            continue;
-        sgr_word tw = *t;
-        sg_free(tw_own);
-        tw_own = NULL;
-        if (tw.flags & SGR_W_BRACE) {
-            /* a redirection's target is brace-expanded: one word is the file */
-            sg_arena ar;
-            sg_arena_init(&ar, 0);
-            const char *ws[2];
-            uint32_t wl[2];
-            int nb = sgr_sx_braces(&ar, tw.text, tw.len, ws, wl, 2);
-            if (nb == 1) {
-                tw_own = sg_strndup(ws[0], wl[0]);
-                if (tw_own) {
-                    tw.text = tw_own;
-                    tw.len = wl[0];
-                    tw.flags &= ~(uint32_t)SGR_W_BRACE;
-                }
-            }
-            sg_arena_free(&ar);
-            if (nb == -2 || (nb == 1 && !tw_own))
+        /* whether this redirection's own target is outside (`redirect writes
+         * outside workspace`): outside counted afresh, then joined */
+        int was = ref->outside;
+        ref->outside = 0;
+        do {
+            const sgr_redir *rd = &s->redirs[i];
+            const sgr_word *t = &rd->target;
+            ref->rfirst[i] = ref->npaths;
+            ref->rcount[i] = 0;
+            /* an interpreter's here-document is code: its literals are paths */
+            if ((rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING) && nm->code_body
+                && ref_code_literals(ref, cwd, root, t->text, t->len) < 0)
                 return -1;
-        }
-        t = &tw;
-        int fd = ref_stream(t->text, t->len);
-        if (fd != -1) {
-            /* a stream: what a write to it writes (ref_stream_write) */
-            uint32_t src = 0;
-            int how = is_write_kind(rd) ? ref_stream_write(s, i, fd, &src) : 0;
-            if (how == 1) {
-                ref->rfirst[i] = ref->rfirst[src];
-                ref->rcount[i] = ref->rcount[src];
-            } else if (how == 2) {
-                if (add_one(ref, root, sg_strndup(t->text, t->len), 1) < 0)
-                    return -1;
-                ref->rcount[i] = 1;
-            }
-            continue;
-        }
-        if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0) {
+            if (rd->kind == SGR_REDIR_HEREDOC || rd->kind == SGR_REDIR_HERESTRING || rd->kind == SGR_REDIR_DUP_IN)
+                continue;
+            if (rd->kind == SGR_REDIR_DUP_OUT && t->len && ((t->text[0] >= '0' && t->text[0] <= '9') || t->text[0] == '-'))
+                continue;
+            sgr_word tw = *t;
             sg_free(tw_own);
-            return -1;
-        }
-        ref->rcount[i] = ref->npaths - ref->rfirst[i];
+            tw_own = NULL;
+            if (tw.flags & SGR_W_BRACE) {
+                /* a redirection's target is brace-expanded: one word is the file */
+                sg_arena ar;
+                sg_arena_init(&ar, 0);
+                const char *ws[2];
+                uint32_t wl[2];
+                int nb = sgr_sx_braces(&ar, tw.text, tw.len, ws, wl, 2);
+                if (nb == 1) {
+                    tw_own = sg_strndup(ws[0], wl[0]);
+                    if (tw_own) {
+                        tw.text = tw_own;
+                        tw.len = wl[0];
+                        tw.flags &= ~(uint32_t)SGR_W_BRACE;
+                    }
+                }
+                sg_arena_free(&ar);
+                if (nb == -2 || (nb == 1 && !tw_own))
+                    return -1;
+            }
+            t = &tw;
+            int fd = ref_stream(t->text, t->len);
+            if (fd != -1) {
+                /* a stream: what a write to it writes (ref_stream_write) */
+                uint32_t src = 0;
+                int how = is_write_kind(rd) ? ref_stream_write(s, i, fd, &src) : 0;
+                if (how == 1) {
+                    ref->rfirst[i] = ref->rfirst[src];
+                    ref->rcount[i] = ref->rcount[src];
+                    ref->outside |= ref->routside[src];
+                } else if (how == 2) {
+                    if (add_one(ref, root, sg_strndup(t->text, t->len), 1) < 0)
+                        return -1;
+                    ref->rcount[i] = 1;
+                }
+                continue;
+            }
+            if (add_path(ref, cwd, root, t->text, t->len, t->flags) < 0) {
+                sg_free(tw_own);
+                return -1;
+            }
+            ref->rcount[i] = ref->npaths - ref->rfirst[i];
+        } while (0);                     /* a `continue` above ends this redirection */
+        ref->routside[i] = (uint8_t)ref->outside;
+        ref->outside |= was;
     }
     sg_free(tw_own);
     tw_own = NULL;
@@ -3043,6 +3058,125 @@ static int ref_word_expands(sg_ref *ref, int32_t set, const sgr_word *w)
     return 0;
 }
 
+/* docs/language.md "Destinations": the places segment si connects to, read by
+ * the shared URL grammar (runtime/dest.h), kept in a list of their own. */
+typedef struct ref_dests {
+    sg_arena ar;
+    sgr_dest *v;
+    uint32_t n, cap;
+    int oom;
+} ref_dests;
+
+static void dest_add(ref_dests *d, const char *w, size_t n, uint32_t flags, int how)
+{
+    if (d->oom)
+        return;
+    if (d->n == d->cap) {
+        uint32_t nc = d->cap ? d->cap * 2 : 8;
+        sgr_dest *nv = sg_realloc(d->v, sizeof *nv * nc);
+        if (!nv) {
+            d->oom = 1;
+            return;
+        }
+        d->v = nv;
+        d->cap = nc;
+    }
+    int r = sgr_dest_parse(&d->ar, w, (uint32_t)n, flags, how, &d->v[d->n]);
+    if (r < 0)
+        d->oom = 1;
+    else if (r > 0)
+        d->n++;
+}
+
+/* NAME=VALUE where NAME is a proxy variable: VALUE is a place it connects through */
+static void dest_proxy(ref_dests *d, const sgr_word *w)
+{
+    const char *eq = memchr(w->text, '=', w->len);
+    if (eq && eq > w->text && sgr_dest_proxy_var(w->text, (size_t)(eq - w->text)))
+        dest_add(d, eq + 1, (size_t)(w->text + w->len - eq - 1), w->flags, SGR_DEST_BARE);
+}
+
+static void ref_read_dests(sg_ref *ref, uint32_t si, ref_dests *d)
+{
+    const sgr_segment *s = &ref->r->cl.seg[si];
+    const sgr_norm *nm = &ref->r->norm[si];
+    uint64_t cl = nm->prog.len ? sgc_checked_prog_clauses(ref->k, nm->prog.s, nm->prog.len) : 0;
+    /* every word given that is a URL, whole or after its first '=' */
+    for (uint32_t i = 1; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        dest_add(d, w->text, w->len, w->flags, SGR_DEST_SCHEMED);
+        const char *eq = memchr(w->text, '=', w->len);
+        if (eq && eq > w->text)
+            dest_add(d, eq + 1, (size_t)(w->text + w->len - eq - 1), w->flags, SGR_DEST_SCHEMED);
+        dest_proxy(d, w);
+    }
+    /* option values: a url option's is read as a URL or host, a url unknown
+     * option's is unknown, any other that is not a whole word is one if a URL */
+    for (uint32_t i = 0; i < nm->nvals; i++) {
+        uint32_t f = nm->vflags[i];
+        if (f & SGR_V_URLUNK)
+            dest_add(d, nm->vals[i].s, nm->vals[i].len, f, SGR_DEST_UNKNOWN);
+        else if (f & SGR_V_URL)
+            dest_add(d, nm->vals[i].s, nm->vals[i].len, f, SGR_DEST_BARE);
+        else if (!(f & SGR_V_WORD))
+            dest_add(d, nm->vals[i].s, nm->vals[i].len, f, SGR_DEST_SCHEMED);
+    }
+    /* operands, as the program's declaration says */
+    for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
+        const sgr_word *w = &s->argv[nm->pos[i]];
+        if (cl & (uint64_t)1 << SGC_CL_URL_OPS)
+            dest_add(d, w->text, w->len, w->flags, SGR_DEST_BARE);
+        else if (cl & (uint64_t)1 << SGC_CL_REMOTE_OPS)
+            dest_add(d, w->text, w->len, w->flags, SGR_DEST_REMOTE);
+        else if (cl & (uint64_t)1 << SGC_CL_HOST_OP) {
+            if (i == nm->text_ops)
+                dest_add(d, w->text, w->len, w->flags, SGR_DEST_BARE);
+        }
+    }
+    /* assignments: a URL value, a proxy */
+    for (uint32_t i = 0; i < s->nassigns; i++) {
+        const sgr_word *w = &s->assigns[i];
+        const char *eq = memchr(w->text, '=', w->len);
+        if (eq && eq > w->text)
+            dest_add(d, eq + 1, (size_t)(w->text + w->len - eq - 1), w->flags, SGR_DEST_SCHEMED);
+        dest_proxy(d, w);
+    }
+    /* a proxy any other segment of the line sets */
+    for (uint32_t j = 0; j < ref->r->cl.nseg; j++) {
+        if (j == si)
+            continue;
+        const sgr_segment *o = &ref->r->cl.seg[j];
+        for (uint32_t i = 0; i < o->nassigns; i++)
+            dest_proxy(d, &o->assigns[i]);
+        for (uint32_t i = 1; i < o->argc; i++)
+            dest_proxy(d, &o->argv[i]);
+    }
+}
+
+static int ref_dest(sg_ref *ref, const sgc_cond *c, uint32_t si, int32_t set)
+{
+    ref_dests d;
+    memset(&d, 0, sizeof d);
+    sg_arena_init(&d.ar, 0);
+    ref_read_dests(ref, si, &d);
+    uint32_t field = c->form & ~SGT_DEST_ONLY;
+    int only = (c->form & SGT_DEST_ONLY) != 0;
+    uint32_t hits = 0;
+    for (uint32_t i = 0; i < d.n; i++) {
+        const sgr_dest *x = &d.v[i];
+        const sgr_sv *v = field == SGT_DEST_HOST ? &x->host : field == SGT_DEST_URL ? &x->url
+                          : field == SGT_DEST_SCHEME ? &x->scheme : &x->port;
+        if (v->s && set_match(ref, set, v->s, v->len, 0))
+            hits++;
+    }
+    int r = only ? d.n > 0 && hits == d.n : hits > 0;
+    if (d.oom)
+        ref->oom = 1;
+    sg_free(d.v);
+    sg_arena_free(&d.ar);
+    return r;
+}
+
 static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
 {
     const sgr_result *r = ref->r;
@@ -3180,7 +3314,31 @@ static int cond(sg_ref *ref, const sgc_cond *c, uint32_t si)
                              : path_set_match(ref, set, ref->paths[i], strlen(ref->paths[i])))
                 return 1;
         return 0;
+    case SGC_C_DEST:
+        return ref_dest(ref, c, si, set);
     case SGC_C_REDIR_WRITES: case SGC_C_REDIR_READS:
+        if (c->kind == SGC_C_REDIR_WRITES && c->form) {
+            /* outside: a file a write redirection opens is outside the root or
+             * unknown; to path inside: there is one, and none is (not counting
+             * descriptors and /dev/null, which open no file) */
+            if (seg_paths(ref, si) < 0) {
+                ref->oom = 1;
+                return 0;
+            }
+            int files = 0, out = 0;
+            for (uint32_t i = 0; i < s->nredirs; i++) {
+                if (!is_write(s, i) || !ref->rcount[i])
+                    continue;
+                int devnull = 1;
+                for (uint32_t k = ref->rfirst[i]; k < ref->rfirst[i] + ref->rcount[i]; k++)
+                    devnull &= !ref->pats[k] && strcmp(ref->paths[k], "/dev/null") == 0;
+                if (devnull)
+                    continue;
+                files++;
+                out |= ref->routside[i];
+            }
+            return c->form == SGT_WRITES_OUTSIDE ? out : files > 0 && !out;
+        }
         if (c->str.len) {                   /* redirect reads heredoc */
             for (uint32_t i = 0; i < s->nredirs; i++)
                 if (s->redirs[i].kind == SGR_REDIR_HEREDOC || s->redirs[i].kind == SGR_REDIR_HERESTRING)

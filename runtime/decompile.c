@@ -132,7 +132,9 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
     case SGT_OP_PATH_IS: puts_(d, "path is "); matcher(d, b); break;
     case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
         puts_(d, op == SGT_OP_REDIR_WRITES ? "redirect writes" : "redirect reads");
-        if (a == SGT_READS_HEREDOC)
+        if (op == SGT_OP_REDIR_WRITES && a)
+            puts_(d, a == SGT_WRITES_OUTSIDE ? " outside workspace" : " to path inside workspace");
+        else if (a == SGT_READS_HEREDOC)
             puts_(d, " heredoc");
         else if (b != SGT_NONE) {
             puts_(d, op == SGT_OP_REDIR_WRITES ? " to " : " from ");
@@ -140,6 +142,16 @@ static int atom(dc *d, uint32_t op, uint32_t a, uint32_t b)
         }
         break;
     case SGT_OP_ASSIGNS: puts_(d, "assigns "); matcher(d, b); break;
+    case SGT_OP_DEST: {
+        static const char *const field[] = {
+#define X(id, word) word,
+            SGT_DEST_FIELDS(X)
+#undef X
+        };
+        putf(d, "%s %s", field[(a & ~SGT_DEST_ONLY) % SGT_NDEST_FIELDS], a & SGT_DEST_ONLY ? "only " : "");
+        matcher(d, b);
+        break;
+    }
     case SGT_OP_OPTION_VAL:
     case SGT_OP_ASSIGNS_VAL:
         puts_(d, op == SGT_OP_OPTION_VAL ? "option " : "assigns ");
@@ -345,6 +357,8 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
         optlist(&d, "code", p->code_off, p->code_len);
         optlist(&d, "flags", p->flag_off, p->flag_len);
         optlist(&d, "cwd", p->cwd_off, p->cwd_len);
+        optlist(&d, "url", p->url_off, p->url_len);
+        optlist(&d, "url unknown", p->urlunk_off, p->urlunk_len);
         if (p->link_len) {
             optlist(&d, "links", p->link_off, p->link_len);
             optlist(&d, "unless", p->linkrel_off, p->linkrel_len);
@@ -394,6 +408,12 @@ int sgr_table_decompile(const sgr_table *t, sgr_out_fn out, void *ud, char *err,
             puts_(&d, " copies");
         if (p->flags & SGT_PROG_RUNS_FILE)
             puts_(&d, " runs operand");
+        if (p->flags & SGT_PROG_URL_OPS)
+            puts_(&d, " url operands");
+        if (p->flags & SGT_PROG_REMOTE_OPS)
+            puts_(&d, " remote operands");
+        if (p->flags & SGT_PROG_HOST_OP)
+            puts_(&d, " host operand");
         puts_(&d, " }\n");
     }
     for (uint32_t r = 0; r < t->nrules && !d.failed; r++) {

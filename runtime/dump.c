@@ -57,6 +57,8 @@ static const flagname prog_flags[] = {
     {SGT_PROG_NO_STDIN, "stdin-nothing"}, {SGT_PROG_TREE, "tree-operands"},
     {SGT_PROG_TEXT_ALL, "text-operands"}, {SGT_PROG_SCRIPTS, "scripts"},
     {SGT_PROG_SUBCOMMANDS, "subcommands"},
+    {SGT_PROG_URL_OPS, "url-operands"}, {SGT_PROG_REMOTE_OPS, "remote-operands"},
+    {SGT_PROG_HOST_OP, "host-operand"},
     {0, NULL}};
 
 /* Words shown per set operand in a disassembly line; the sets section lists all. */

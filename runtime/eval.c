@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eval.h"
+#include "dest.h"
 #include "unwrap.h"
 #include "state.h"
 #include "hook_lua.h"
@@ -2677,6 +2678,58 @@ static int add_code_literals(sgr_ctx *c, sgr_norm *nm, uint32_t *cap, const char
 }
 
 /* Resolve the path operands of segment si once, on first use. */
+/* Redirection i of segment si: its target's paths (nm->rpath), and whether one
+ * is outside the roots (nm->outside, which resolve_paths keeps per redirection). */
+static int resolve_redir(sgr_ctx *c, uint32_t si, sgr_norm *nm, uint32_t *capp, uint32_t i)
+{
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgr_redir *r = &s->redirs[i];
+    if ((r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING) && nm->code_body
+        && add_code_literals(c, nm, capp, r->target.text, r->target.len) < 0)
+        return -1;                          /* python3 - <<'EOF' ... open('x') ... EOF */
+    if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
+        || r->kind == SGR_REDIR_DUP_IN || (r->kind == SGR_REDIR_DUP_OUT
+            && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
+        return 0;
+    uint32_t first = nm->npaths;
+    const char *tt = r->target.text;
+    uint32_t tl = r->target.len, tf = r->target.flags;
+    if (tf & SGR_W_BRACE) {
+        /* bash brace-expands a redirection's target: one word is the file */
+        const char *one[2];
+        uint32_t onel[2];
+        int nb = sgr_sx_braces(&c->arena, tt, tl, one, onel, 2);
+        if (nb == -2)
+            return -1;
+        if (nb == 1) {
+            tt = one[0];
+            tl = onel[0];
+            tf &= ~(uint32_t)SGR_W_BRACE;
+        }
+    }
+    int st = stream_of(tt, tl);
+    if (st != STREAM_NONE) {
+        /* `> /dev/stdin` writes the file fd 0 names: the file an earlier
+         * redirection opened (its paths), or one known only at run time */
+        const sgr_redir *src = NULL;
+        int sw = is_write(s, r) ? stream_write(s, r, st, &src) : 0;
+        if (sw == 1) {
+            uint32_t j = (uint32_t)(src - s->redirs);
+            nm->rpath[2 * i] = nm->rpath[2 * j];
+            nm->rpath[2 * i + 1] = nm->rpath[2 * j + 1];
+            nm->outside = nm->routside[j];
+            return 0;
+        }
+        if (sw == 2 && add_unknown_path(c, nm, capp, tt, tl) < 0)
+            return -1;
+    } else if (add_path(c, nm, capp, tt, tl, tf) < 0) {
+        return -1;
+    }
+    nm->rpath[2 * i] = first;
+    nm->rpath[2 * i + 1] = nm->npaths - first;
+    return 0;
+}
+
 static int resolve_paths(sgr_ctx *c, uint32_t si)
 {
     sgr_norm *nm = &c->res.norm[si];
@@ -2701,52 +2754,21 @@ static int resolve_paths(sgr_ctx *c, uint32_t si)
         if ((nm->vflags[i] & SGR_V_CODE) && add_code_literals(c, nm, &cap, nm->vals[i].s, nm->vals[i].len) < 0)
             return -1;
     }
-    if (s->nredirs && !(nm->rpath = sg_arena_zalloc(&c->arena, sizeof *nm->rpath * 2 * s->nredirs)))
+    if (s->nredirs && (!(nm->rpath = sg_arena_zalloc(&c->arena, sizeof *nm->rpath * 2 * s->nredirs))
+                       || !(nm->routside = sg_arena_zalloc(&c->arena, s->nredirs))))
         return -1;
     for (uint32_t i = 0; i < s->nredirs; i++) {
-        const sgr_redir *r = &s->redirs[i];
-        if ((r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING) && nm->code_body
-            && add_code_literals(c, nm, &cap, r->target.text, r->target.len) < 0)
-            return -1;                      /* python3 - <<'EOF' ... open('x') ... EOF */
-        if (r->kind == SGR_REDIR_HEREDOC || r->kind == SGR_REDIR_HERESTRING
-            || r->kind == SGR_REDIR_DUP_IN || (r->kind == SGR_REDIR_DUP_OUT
-                && r->target.len && ((r->target.text[0] >= '0' && r->target.text[0] <= '9') || r->target.text[0] == '-')))
-            continue;
-        uint32_t first = nm->npaths;
-        const char *tt = r->target.text;
-        uint32_t tl = r->target.len, tf = r->target.flags;
-        if (tf & SGR_W_BRACE) {
-            /* bash brace-expands a redirection's target: one word is the file */
-            const char *one[2];
-            uint32_t onel[2];
-            int nb = sgr_sx_braces(&c->arena, tt, tl, one, onel, 2);
-            if (nb == -2)
-                return -1;
-            if (nb == 1) {
-                tt = one[0];
-                tl = onel[0];
-                tf &= ~(uint32_t)SGR_W_BRACE;
-            }
-        }
-        int st = stream_of(tt, tl);
-        if (st != STREAM_NONE) {
-            /* `> /dev/stdin` writes the file fd 0 names: the file an earlier
-             * redirection opened (its paths), or one known only at run time */
-            const sgr_redir *src = NULL;
-            int sw = is_write(s, r) ? stream_write(s, r, st, &src) : 0;
-            if (sw == 1) {
-                uint32_t j = (uint32_t)(src - s->redirs);
-                nm->rpath[2 * i] = nm->rpath[2 * j];
-                nm->rpath[2 * i + 1] = nm->rpath[2 * j + 1];
-                continue;
-            }
-            if (sw == 2 && add_unknown_path(c, nm, &cap, tt, tl) < 0)
-                return -1;
-        } else if (add_path(c, nm, &cap, tt, tl, tf) < 0) {
+        /* whether this target leaves the roots, apart from the segment's others */
+        int was = nm->outside;
+        sgr_sv was_path = nm->outside_path;
+        nm->outside = 0;
+        if (resolve_redir(c, si, nm, &cap, i) < 0)
             return -1;
+        nm->routside[i] = (uint8_t)nm->outside;
+        if (was) {
+            nm->outside = 1;
+            nm->outside_path = was_path;
         }
-        nm->rpath[2 * i] = first;
-        nm->rpath[2 * i + 1] = nm->npaths - first;
     }
     for (uint32_t i = 0; i < s->nassigns; i++) {
         /* assignment values that look like paths (PYTHONPATH=/x:/y) */
@@ -2822,11 +2844,13 @@ static uint32_t opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o
  * is text once the normaliser is unsure what a word is (unsure). */
 static uint32_t text_of(const sgt_progspec *ps, const sgr_norm *nm, uint32_t b, int unsure)
 {
+    /* a `url` option's value is where it connects, and a path candidate too */
+    uint32_t u = (b & SGR_OPT_URL ? SGR_V_URL : 0) | (b & SGR_OPT_URLUNK ? SGR_V_URLUNK : 0);
     if (b & SGR_OPT_CODE)
-        return SGR_V_CODE;
+        return SGR_V_CODE | u;
     if (b & SGR_OPT_CWD)
-        return SGR_V_CWD;
-    return !unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0;
+        return SGR_V_CWD | u;
+    return u | (!unsure && (b & SGR_OPT_TEXT) && (!nm->npos || (ps->flags & SGT_PROG_PERMUTE)) ? SGR_V_TEXT : 0);
 }
 
 /* A word the shell may still turn into other words, or none, at run time: $X,
@@ -2953,7 +2977,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
                     if (!abbr_val)
                         abbr_val = i + 1;
                     if (push_val(nm, vcap, v->text, v->len, v->flags | SGR_V_WORD
-                                                        | (ab & SGR_OPT_CWD ? SGR_V_CWD : 0)) < 0)
+                                                        | text_of(ps, nm, ab & (SGR_OPT_CWD | SGR_OPT_URL | SGR_OPT_URLUNK), 1)) < 0)
                         return -1;
                 }
             }
@@ -2973,8 +2997,9 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
             if (nab)
                 unsure = 1;
             if (eq) {
-                /* an abbreviation of a cwd option may name the directory (env --chd=D) */
-                uint32_t vb = b ? b : ab & SGR_OPT_CWD;
+                /* an abbreviation of a cwd option may name the directory (env --chd=D),
+                 * one of a url option where it connects (curl --prox=URL) */
+                uint32_t vb = b ? b : ab & (SGR_OPT_CWD | SGR_OPT_URL | SGR_OPT_URLUNK);
                 if (push_val(nm, vcap, eq + 1, w->len - nl - 1, (w->flags & ~SGR_W_TILDE) | text_of(ps, nm, vb, unsure)) < 0)
                     return -1;
             } else if ((b & SGR_OPT_VALUE) && i + 1 < s->argc) {
@@ -3716,6 +3741,175 @@ static int option_value(sgr_ctx *c, const sgr_norm *nm, uint32_t a, uint32_t b)
     return 0;
 }
 
+/* `redirect writes outside workspace` (a = SGT_WRITES_OUTSIDE): a file a write
+ * redirection opens is outside the roots or known only at run time;
+ * `redirect writes to path inside workspace` (SGT_WRITES_INSIDE): there is one,
+ * and every one is inside.  A redirection to a descriptor (>&2, > /dev/stderr of
+ * the caller's) or to /dev/null opens no file. */
+static int writes_where(sgr_ctx *c, uint32_t si, uint32_t a)
+{
+    if (resolve_paths(c, si) < 0)
+        return -1;
+    const sgr_segment *s = &c->res.cl.seg[si];
+    sgr_norm *nm = &c->res.norm[si];
+    int any = 0;
+    for (uint32_t i = 0; i < s->nredirs; i++) {
+        const sgr_redir *r = &s->redirs[i];
+        uint32_t k = nm->rpath[2 * i], np = nm->rpath[2 * i + 1];
+        if (!is_write(s, r) || !np)
+            continue;
+        int null = 1;
+        for (uint32_t e = k + np; k < e && null; k++)
+            null = !nm->ppat[k] && nm->paths[k].len == 9 && memcmp(nm->paths[k].s, "/dev/null", 9) == 0;
+        if (null)
+            continue;
+        any = 1;
+        if (nm->routside[i]) {
+            c->m_path.s = r->target.text;
+            c->m_path.len = r->target.len;
+            return a == SGT_WRITES_OUTSIDE;
+        }
+    }
+    return a == SGT_WRITES_INSIDE && any;
+}
+
+/* ---- destinations ------------------------------------------------------------
+ * Where a segment connects (docs/language.md "Destinations"): each word the
+ * shell passes it (an argument, the VALUE of an argument NAME=VALUE or
+ * --opt=VALUE, an option's value, an assignment's value) that is a URL; each operand of a program declared `url operands` (curl: a URL or
+ * host[/path]), `remote operands` (git: a URL or host:path) or `host operand`
+ * (ssh: its first); each value of a `url { OPTS }` option, and, unknown, each of
+ * a `url unknown { OPTS }` one (curl -K FILE); and each proxy a *_proxy variable
+ * or a *.proxy setting (git -c http.proxy=H) set anywhere on the line names (a
+ * program connects through it). */
+
+static int add_dest(sgr_ctx *c, sgr_norm *nm, uint32_t cap, const char *w, uint32_t n, uint32_t flags, int how)
+{
+    if (nm->ndests >= cap)
+        return 0;                            /* cap counts every source: a guard only */
+    int r = sgr_dest_parse(&c->arena, w, n, flags, how, &nm->dests[nm->ndests]);
+    if (r > 0)
+        nm->ndests++;
+    return r < 0 ? -1 : 0;
+}
+
+/* A word NAME=VALUE or --opt=VALUE: VALUE (NULL: none). */
+static const char *after_eq(const char *w, uint32_t n)
+{
+    const char *eq = memchr(w, '=', n);
+    return eq && eq > w ? eq + 1 : NULL;
+}
+
+/* The proxies word w names, as an assignment NAME=VALUE (s->assigns, or an
+ * export's argument). */
+static int add_proxy(sgr_ctx *c, sgr_norm *nm, uint32_t cap, const sgr_word *w)
+{
+    const char *v = after_eq(w->text, w->len);
+    if (!v || !sgr_dest_proxy_var(w->text, (size_t)(v - 1 - w->text)))
+        return 0;
+    return add_dest(c, nm, cap, v, (uint32_t)(w->text + w->len - v), w->flags, SGR_DEST_BARE);
+}
+
+static int read_dests(sgr_ctx *c, uint32_t si)
+{
+    sgr_norm *nm = &c->res.norm[si];
+    if (nm->dests_state)
+        return 0;
+    nm->dests_state = 1;
+    const sgr_segment *s = &c->res.cl.seg[si];
+    const sgt_progspec *ps = s->spec ? &c->t->progs[s->spec - 1] : NULL;
+    uint32_t pf = ps ? ps->flags : 0;
+    uint64_t cap64 = 2ull * s->argc + nm->nvals + nm->npos + s->nassigns;
+    for (uint32_t j = 0; j < c->res.cl.nseg; j++)
+        if (j != si)
+            cap64 += c->res.cl.seg[j].nassigns + c->res.cl.seg[j].argc;
+    if (cap64 > UINT32_MAX / sizeof *nm->dests)
+        return -1;
+    uint32_t cap = (uint32_t)cap64;
+    if (!cap)
+        return 0;
+    if (!(nm->dests = sg_arena_alloc(&c->arena, sizeof *nm->dests * cap)))
+        return -1;
+    for (uint32_t i = 1; i < s->argc; i++) {
+        const sgr_word *w = &s->argv[i];
+        const char *v = after_eq(w->text, w->len);   /* --url=URL, git -c KEY=URL */
+        if (add_dest(c, nm, cap, w->text, w->len, w->flags, SGR_DEST_SCHEMED) < 0
+            || (v && add_dest(c, nm, cap, v, (uint32_t)(w->text + w->len - v), w->flags, SGR_DEST_SCHEMED) < 0)
+            || add_proxy(c, nm, cap, w) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < nm->nvals; i++) {
+        uint32_t f = nm->vflags[i];
+        int how = f & SGR_V_URLUNK ? SGR_DEST_UNKNOWN : f & SGR_V_URL ? SGR_DEST_BARE
+                  : f & SGR_V_WORD ? -1 : SGR_DEST_SCHEMED;   /* a whole word: read above */
+        if (how >= 0 && add_dest(c, nm, cap, nm->vals[i].s, nm->vals[i].len, f, how) < 0)
+            return -1;
+    }
+    if (pf & (SGT_PROG_URL_OPS | SGT_PROG_REMOTE_OPS | SGT_PROG_HOST_OP))
+        for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
+            const sgr_word *w = &s->argv[nm->pos[i]];
+            int how = pf & SGT_PROG_URL_OPS ? SGR_DEST_BARE
+                      : pf & SGT_PROG_REMOTE_OPS ? SGR_DEST_REMOTE : SGR_DEST_BARE;
+            if (add_dest(c, nm, cap, w->text, w->len, w->flags, how) < 0)
+                return -1;
+            if ((pf & (SGT_PROG_URL_OPS | SGT_PROG_REMOTE_OPS)) == 0)
+                break;                       /* host operand: the first; the rest is its command */
+        }
+    for (uint32_t i = 0; i < s->nassigns; i++) {
+        const sgr_word *w = &s->assigns[i];
+        const char *v = after_eq(w->text, w->len);
+        if ((v && add_dest(c, nm, cap, v, (uint32_t)(w->text + w->len - v), w->flags, SGR_DEST_SCHEMED) < 0)
+            || add_proxy(c, nm, cap, w) < 0)
+            return -1;
+    }
+    /* a proxy set by another segment (export https_proxy=...; curl ...) */
+    for (uint32_t j = 0; j < c->res.cl.nseg; j++) {
+        if (j == si)
+            continue;
+        const sgr_segment *o = &c->res.cl.seg[j];
+        for (uint32_t i = 0; i < o->nassigns; i++)
+            if (add_proxy(c, nm, cap, &o->assigns[i]) < 0)
+                return -1;
+        for (uint32_t i = 1; i < o->argc; i++)
+            if (add_proxy(c, nm, cap, &o->argv[i]) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* The part of d that DEST field f names. */
+static const sgr_sv *dest_field(const sgr_dest *d, uint32_t f)
+{
+    switch (f) {
+    case SGT_DEST_HOST: return &d->host;
+    case SGT_DEST_URL: return &d->url;
+    case SGT_DEST_SCHEME: return &d->scheme;
+    default: return &d->port;
+    }
+}
+
+/* `host M`: some destination's host is known and in set b; `host only M`: there
+ * is one, and every one's is. */
+static int dest_match(sgr_ctx *c, uint32_t si, uint32_t a, uint32_t b)
+{
+    if (read_dests(c, si) < 0)
+        return -1;
+    sgr_norm *nm = &c->res.norm[si];
+    uint32_t f = a & ~SGT_DEST_ONLY;
+    int only = (a & SGT_DEST_ONLY) != 0;
+    for (uint32_t i = 0; i < nm->ndests; i++) {
+        const sgr_sv *v = dest_field(&nm->dests[i], f);
+        int in = v->s && set_has(c, b, v->s, v->len);
+        if (only ? !in : in) {
+            c->m_arg = nm->dests[i].word;
+            return !only;
+        }
+    }
+    if (only && nm->ndests)
+        c->m_arg = nm->dests[0].word;
+    return only && nm->ndests > 0;
+}
+
 /* Run a rule's code on segment si from op `from` (after a test the index proved,
  * see implied_of): 1 match, 0 none, -1 out of memory. */
 static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from)
@@ -3838,7 +4032,12 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             break;
         case SGT_OP_REDIR_WRITES: case SGT_OP_REDIR_READS:
             acc = 0;
-            if (a == SGT_READS_HEREDOC) {
+            if (op == SGT_OP_REDIR_WRITES && a) {
+                if ((acc = writes_where(c, si, a)) < 0)
+                    return -1;
+                break;
+            }
+            if (op == SGT_OP_REDIR_READS && a == SGT_READS_HEREDOC) {
                 for (uint32_t i = 0; i < s->nredirs && !acc; i++)
                     acc = s->redirs[i].kind == SGR_REDIR_HEREDOC || s->redirs[i].kind == SGR_REDIR_HERESTRING;
                 break;
@@ -3869,6 +4068,10 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
             break;
         case SGT_OP_OPTION_VAL:
             acc = option_value(c, nm, a, b);
+            break;
+        case SGT_OP_DEST:
+            if ((acc = dest_match(c, si, a, b)) < 0)
+                return -1;
             break;
         case SGT_OP_ASSIGNS: case SGT_OP_ASSIGNS_VAL:
             acc = 0;

@@ -75,12 +75,16 @@ typedef struct sgr_norm {
     sgr_sv outside_path;             /* the first one that does */
     uint32_t *rpath;                  /* [2 * nredirs]: the paths redirection i resolved
                                        * to, paths[rpath[2i] .. + rpath[2i + 1]) */
+    uint8_t *routside;                /* [nredirs]: one of those is outside the roots */
     const struct sgr_ppat **ppat;     /* [npaths]: the pattern path i stands for (a glob,
                                        * a brace alternative, a partly known word;
                                        * runtime/pathpat.h), NULL: paths[i] itself */
     uint32_t npats;                   /* how many are patterns */
     uint32_t rel_unknown;             /* relative paths under a cwd only known at run
                                        * time (the segment is then dynamic) */
+    int dests_state;                  /* 0 not read, 1 read: */
+    struct sgr_dest *dests; uint32_t ndests; /* where it connects (dest.h; eval.c
+                                       * "destinations") */
 } sgr_norm;
 
 /* In vflags: the value of a program's `text` option (a pattern, a number), which
@@ -95,6 +99,12 @@ typedef struct sgr_norm {
 /* In vflags: the value of a program's `cwd` option (env -C DIR, git -C DIR): the
  * directory it works in, and runs its command in (a path candidate too). */
 #define SGR_V_CWD 0x10000000u
+/* In vflags: the value of a program's `url` option (curl -x URL): a place it
+ * connects to, read as a URL or [user@]host[:port][/path]. */
+#define SGR_V_URL 0x08000000u
+/* In vflags: the value of a `url unknown` option (curl -K FILE): it names a file
+ * of places the program connects to, known only at run time. */
+#define SGR_V_URLUNK 0x04000000u
 
 /* A name an earlier segment of the line may make (docs/language.md "Files made on
  * the line"): what segment seg writes (a redirection, `tee FILE`: src.s NULL) or

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SGT_MAGIC "SGTABLE\x1a"          /* 8 bytes */
-#define SGT_VERSION 7u
+#define SGT_VERSION 8u
 #define SGT_ENDIAN 0x01020304u
 /* Header flags.  TEAM_LIMITS: some limit is kept per team (sgt_limit.key); set exactly
  * when one is, so a table without one is as before, and a runtime that predates per-team
@@ -184,7 +184,8 @@ typedef struct sgt_dfa {
     X(MODULE_AT,    "module-at",     0) /* a = position: argv[a] is a Python module that is a file of the workspace */ \
     X(CWD_OUTSIDE,  "cwd-outside",   0) /* a directory the segment may work in is outside the roots */ \
     X(PSCRIPT,      "project-script", 0) /* the segment is a project's script a `scripts` wrapper runs */ \
-    X(OPTION_VAL,   "option-value",  1) /* a = set over options | SGT_NEGATE_VALUE, b = set over their values */
+    X(OPTION_VAL,   "option-value",  1) /* a = set over options | SGT_NEGATE_VALUE, b = set over their values */ \
+    X(DEST,         "destination",   1) /* a = SGT_DEST_* field | SGT_DEST_ONLY, b = set: where the segment connects */
 
 typedef enum {
 #define X(id, name, uses_set) SGT_OP_##id,
@@ -195,6 +196,21 @@ typedef enum {
 
 /* ASSIGNS_VAL, OPTION_VAL: this bit of `a` means "a value NOT in set b" */
 #define SGT_NEGATE_VALUE 0x800000u
+/* DEST a: which part of each destination the set is matched against (host, the
+ * URL, its scheme, its port), and SGT_DEST_ONLY: every destination's part is known
+ * and matches, and there is one at least (without: some destination's does) */
+#define SGT_DEST_FIELDS(X) X(HOST, "host") X(URL, "url") X(SCHEME, "scheme") X(PORT, "port")
+enum {
+#define X(id, word) SGT_DEST_##id,
+    SGT_DEST_FIELDS(X)
+#undef X
+    SGT_NDEST_FIELDS
+};
+#define SGT_DEST_ONLY 0x100u
+/* REDIR_WRITES a: 0, or which write redirections: one resolves outside the roots
+ * (or is unknown), or there is one and every one resolves inside them */
+#define SGT_WRITES_OUTSIDE 1u
+#define SGT_WRITES_INSIDE 2u
 /* REDIR_READS a: the segment reads a here-document or here-string (b is SGT_NONE) */
 #define SGT_READS_HEREDOC 1u
 
@@ -256,6 +272,11 @@ typedef struct sgt_bucket {
                                            * script NAME (hatch run; `scripts`) */
 #define SGT_PROG_SUBCOMMANDS  0x8000u     /* its first operand names a subcommand (git
                                            * clone; `subcommands`): {command} names both */
+#define SGT_PROG_URL_OPS      0x10000u    /* each operand is a URL, or host[:port][/path]
+                                           * (curl, wget; `url operands`) */
+#define SGT_PROG_REMOTE_OPS   0x20000u    /* an operand that is a URL or [user@]host:path
+                                           * names a remote (git, scp, rsync; `remote operands`) */
+#define SGT_PROG_HOST_OP      0x40000u    /* its first operand is [user@]host (ssh; `host operand`) */
 
 typedef struct sgt_progspec {
     uint32_t name;                        /* program basename */
@@ -286,6 +307,10 @@ typedef struct sgt_progspec {
                                            * command (command -v) */
     uint32_t cwd_off, cwd_len;            /* PROGOPTS: value options whose value is the
                                            * directory it works in (env -C, git -C) */
+    uint32_t url_off, url_len;            /* PROGOPTS: value options whose value is where it
+                                           * connects (curl -x, pip -i) */
+    uint32_t urlunk_off, urlunk_len;      /* PROGOPTS: value options whose value names a
+                                           * file of places it connects (curl -K, wget -i) */
 } sgt_progspec;
 
 #define SGT_MAX_WINDOWS 4

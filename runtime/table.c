@@ -423,8 +423,12 @@ static int check_code(vctx *v, uint32_t off, uint32_t len, int allow_empty, cons
                 return fail(v, "%s %u: redirect-reads form %u unknown (instruction %u)", what, idx, a, k);
             break;
         case SGT_OP_REDIR_WRITES:
-            if (a)
+            if (a > SGT_WRITES_INSIDE || (a && b != SGT_NONE))
                 return fail(v, "%s %u: redirect-writes form %u unknown (instruction %u)", what, idx, a, k);
+            break;
+        case SGT_OP_DEST:
+            if ((a & ~SGT_DEST_ONLY) >= SGT_NDEST_FIELDS)
+                return fail(v, "%s %u: destination field %u unknown (instruction %u)", what, idx, a & ~SGT_DEST_ONLY, k);
             break;
         case SGT_OP_ASSIGNS_VAL:
         case SGT_OP_OPTION_VAL:
@@ -640,7 +644,8 @@ static int check_progspecs(vctx *v)
                            SGT_PROG_PERMUTE | SGT_PROG_JOIN | SGT_PROG_MOREARGS |
                            SGT_PROG_TEXT_OPERAND | SGT_PROG_STDIN | SGT_PROG_WRITES |
                            SGT_PROG_COPIES | SGT_PROG_RUNS_FILE | SGT_PROG_NO_STDIN | SGT_PROG_TREE |
-                           SGT_PROG_TEXT_ALL | SGT_PROG_SCRIPTS | SGT_PROG_SUBCOMMANDS;
+                           SGT_PROG_TEXT_ALL | SGT_PROG_SCRIPTS | SGT_PROG_SUBCOMMANDS |
+                           SGT_PROG_URL_OPS | SGT_PROG_REMOTE_OPS | SGT_PROG_HOST_OP;
     uint64_t total = 0;
     for (uint32_t i = 0; i < t->nprogs; i++) {
         const sgt_progspec *p = &t->progs[i];
@@ -846,10 +851,11 @@ static void build_progview(const sgr_table *t, uint32_t i)
             }
             _Static_assert((SGR_OPT_VALUE | SGR_OPT_TEXT | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_EXEC
                             | SGR_OPT_END | SGR_OPT_LOOKUP | SGR_OPT_ARGV0 | SGR_OPT_CODE | SGR_OPT_STDIN
-                            | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN | SGR_OPT_CWD)
-                           <= UINT16_MAX, "shortopt holds every SGR_OPT_ bit");
+                            | SGR_OPT_FLAG | SGR_OPT_LINK | SGR_OPT_LINKREL | SGR_OPT_NORUN | SGR_OPT_CWD
+                            | SGR_OPT_URL | SGR_OPT_URLUNK)
+                           <= UINT32_MAX, "shortopt holds every SGR_OPT_ bit");
             if (ol == 2 && o[0] == '-' && (uint8_t)o[1] < 128)
-                t->shortopt[i][(uint8_t)o[1]] |= (uint16_t)sl[j].bit;
+                t->shortopt[i][(uint8_t)o[1]] |= sl[j].bit;
             uint32_t h = sgr_fnv1a(o, ol) & mask;
             while (tab[h].name != SGT_NONE && tab[h].name != ref
                    && !(tab[h].len == ol && memcmp(sgr_str(t, tab[h].name), o, ol) == 0))
@@ -1358,7 +1364,7 @@ uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const ch
     uint32_t bits = 0;
     for (int j = 0; j < SGR_NPROG_LISTS; j++) {
         if (!(sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_FIRST | SGR_OPT_SCRIPT | SGR_OPT_LOOKUP | SGR_OPT_ARGV0
-                            | SGR_OPT_CWD)) || !sl[j].len)
+                            | SGR_OPT_CWD | SGR_OPT_URL | SGR_OPT_URLUNK)) || !sl[j].len)
             continue;
         /* a slice is sorted, so the names that str is a proper prefix of come right
          * after str's place in it (after str itself, when it is listed) */

@@ -106,7 +106,7 @@ typedef struct sgr_table {
     } *opttab;                /* [nopttab] every spec's slots, each spec's a power of
                                * two > 2 * the names its lists hold, heap */
     size_t nopttab;
-    uint16_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
+    uint32_t (*shortopt)[128]; /* [nprogs][x] the SGR_OPT_* of option "-x" (ASCII x):
                                * sgr_progopt_bits without a hash, heap */
     const uint32_t *progopts; uint32_t nprogopts;
     sgr_table_lazy *lazy;     /* heap */
@@ -226,6 +226,8 @@ int sgr_progopt_has(const sgr_table *t, uint32_t off, uint32_t len, const char *
 #define SGR_OPT_LINKREL 0x1000u       /* linkrel_off: ... made from cwd-relative ones (ln -r) */
 #define SGR_OPT_NORUN  0x2000u        /* norun_off: a wrapper given it runs nothing */
 #define SGR_OPT_CWD    0x4000u        /* cwd_off: names the directory it works in */
+#define SGR_OPT_URL    0x8000u        /* url_off: names where it connects */
+#define SGR_OPT_URLUNK 0x10000u       /* urlunk_off: names a file of where it connects */
 /* sgr_progopt_bits's hash lookup, for spec index pi (progs[pi]), its view built. */
 uint32_t sgr_progopt_bits_slow(const sgr_table *t, uint32_t pi, const char *str, size_t slen);
 /* sgr_progopt_bits before spec pi's view is built: builds it, or, while another
@@ -267,8 +269,10 @@ static inline uint32_t sgr_progopt_bits(const sgr_table *t, const sgt_progspec *
     X(link,   SGR_OPT_LINK,   "links",  "link options") \
     X(linkrel, SGR_OPT_LINKREL, "unless", "relative-link options") \
     X(norun,  SGR_OPT_NORUN,  "runs-nothing", "runs-nothing options") \
-    X(cwd,    SGR_OPT_CWD,    "cwd",    "cwd options")
-#define SGR_NPROG_LISTS 15
+    X(cwd,    SGR_OPT_CWD,    "cwd",    "cwd options") \
+    X(url,    SGR_OPT_URL,    "url",    "url options") \
+    X(urlunk, SGR_OPT_URLUNK, "url-unknown", "url-unknown options")
+#define SGR_NPROG_LISTS 17
 typedef struct sgr_prog_list {
     uint32_t off, len, bit;
     const char *word, *name;
@@ -294,7 +298,7 @@ static inline uint64_t sgr_prog_nopts(const sgt_progspec *p)
 /* The most option names all program specs' slices may list together (entries
  * shared by several slices count once per slice); a compiled pack lists each once. */
 #define SGR_MAX_PROGOPT_REFS (1u << 20)
-/* The SGR_OPT_* bits (VALUE, FIRST, SCRIPT, LOOKUP, ARGV0, CWD) of ps's long options that str ("--x...")
+/* The SGR_OPT_* bits (VALUE, FIRST, SCRIPT, LOOKUP, ARGV0, CWD, URL, URLUNK) of ps's long options that str ("--x...")
  * starts and is shorter than: getopt_long takes an unambiguous abbreviation for
  * the option it starts (grep --regex=P is --regexp=P).  0 when str is no "--x". */
 uint32_t sgr_progopt_abbrev(const sgr_table *t, const sgt_progspec *ps, const char *str, size_t slen);

@@ -117,7 +117,7 @@ static uint32_t bits_by_definition(const sgr_table *t, const sgt_progspec *p, co
             const char *o = sgr_str(t, t->progopts[sl[j].off + k]);
             if (!abbrev ? strlen(o) == n && memcmp(o, s, n) == 0
                         : (sl[j].bit & (SGR_OPT_VALUE | SGR_OPT_SCRIPT | SGR_OPT_FIRST | SGR_OPT_LOOKUP
-                                        | SGR_OPT_ARGV0 | SGR_OPT_CWD))
+                                        | SGR_OPT_ARGV0 | SGR_OPT_CWD | SGR_OPT_URL | SGR_OPT_URLUNK))
                           && strlen(o) > n && memcmp(o, s, n) == 0)
                 bits |= sl[j].bit;
         }

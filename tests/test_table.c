@@ -438,7 +438,7 @@ static void test_load_and_lookup(void)
 
 /* The whole listing of the sample table, pinned (STYLE 11). */
 static const char golden_dump[] =
-    "table v7, 2144 bytes, checksum 354cba597815c842\n"
+    "table v8, 2176 bytes, checksum f7cb7d482ba93abc\n"
     "source sha256 a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n"
     "sections\n"
     "  meta       off    208 size     56\n"
@@ -451,13 +451,13 @@ static const char golden_dump[] =
     "  rules      off   1416 size    160\n"
     "  index      off   1576 size     48\n"
     "  lists      off   1624 size     24\n"
-    "  progspecs  off   1648 size    264\n"
-    "  progopts   off   1912 size     16\n"
-    "  limits     off   1928 size    112\n"
-    "  hooks      off   2040 size     40\n"
-    "  tests      off   2080 size     48\n"
-    "  packs      off   2128 size     16\n"
-    "  patterns   off   2144 size      0\n"
+    "  progspecs  off   1648 size    296\n"
+    "  progopts   off   1944 size     16\n"
+    "  limits     off   1960 size    112\n"
+    "  hooks      off   2072 size     40\n"
+    "  tests      off   2112 size     48\n"
+    "  packs      off   2160 size     16\n"
+    "  patterns   off   2176 size      0\n"
     "meta\n"
     "  pack \"demo\" version 1\n"
     "  default deny \"'{program}' is not allowed\" hint \"ask an admin\"\n"
@@ -748,7 +748,10 @@ MUT(m_redir_none_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS, ins(m, 0, 0)[1] = S
 MUT(m_redir_heredoc_ok) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8, ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_redir_heredoc_set) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | SGT_READS_HEREDOC << 8; }
 MUT(m_redir_form) { ins(m, 0, 0)[0] = SGT_OP_REDIR_READS | 2u << 8, ins(m, 0, 0)[1] = SGT_NONE; }
-MUT(m_redir_writes_form) { ins(m, 0, 0)[0] = SGT_OP_REDIR_WRITES | 1u << 8, ins(m, 0, 0)[1] = SGT_NONE; }
+MUT(m_redir_writes_form) { ins(m, 0, 0)[0] = SGT_OP_REDIR_WRITES | 3u << 8, ins(m, 0, 0)[1] = SGT_NONE; }
+/* outside/inside the workspace take no set */
+MUT(m_redir_writes_set) { ins(m, 0, 0)[0] = SGT_OP_REDIR_WRITES | SGT_WRITES_OUTSIDE << 8; }
+MUT(m_dest_field) { ins(m, 0, 0)[0] = SGT_OP_DEST | (SGT_NDEST_FIELDS | SGT_DEST_ONLY) << 8; }
 MUT(m_none_not_ok) { ins(m, 0, 0)[1] = SGT_NONE; }
 MUT(m_odd_code) { REC(m, RULES, sgt_rule)[1].code_len = 5; }
 MUT(m_empty_code) { REC(m, RULES, sgt_rule)[0].code_len = 0; }
@@ -858,7 +861,7 @@ MUT(m_prog_opts)
     uint32_t *o = REC(m, PROGOPTS, uint32_t) + p[1].value_off, t = o[0];
     o[0] = o[1], o[1] = t;
 }
-MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x10000; }
+MUT(m_prog_flags) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= 0x80000; }
 MUT(m_prog_stdin) { REC(m, PROGSPECS, sgt_progspec)[0].stdin_len = 1; }
 MUT(m_prog_no_stdin) { REC(m, PROGSPECS, sgt_progspec)[0].flags |= SGT_PROG_STDIN | SGT_PROG_NO_STDIN; }
 MUT(m_prog_slice) { REC(m, PROGSPECS, sgt_progspec)[1].exec_len = 5; }
@@ -889,7 +892,7 @@ static const struct {
     {"overlong jump", m_long_jump, "table: rule 1: jump past the end of its code"},
     {"limit jump", m_limit_jump, "table: limit 1: jump past the end of its code"},
     {"limit set", m_limit_set, "table: limit 1: set 4 out of range"},
-    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 31"}, /* == SGT_NOPS */
+    {"unknown opcode", m_opcode, "table: rule 0: unknown opcode 32"}, /* == SGT_NOPS */
     {"argc comparison", m_argc_cmp, "table: rule 3: argc comparison 6 unknown"},
     {"lua hook", m_lua_hook, "table: rule 3: hook 1 out of range"},
     {"assigns-value name set", m_assigns_val, "table: rule 0: set 7 out of range"},
@@ -898,7 +901,9 @@ static const struct {
     {"redirect-reads heredoc", m_redir_heredoc_ok, NULL},
     {"redirect-reads heredoc with a set", m_redir_heredoc_set, "table: rule 0: redirect-reads form 1 unknown"},
     {"redirect-reads form", m_redir_form, "table: rule 0: redirect-reads form 2 unknown"},
-    {"redirect-writes form", m_redir_writes_form, "table: rule 0: redirect-writes form 1 unknown"},
+    {"redirect-writes form", m_redir_writes_form, "table: rule 0: redirect-writes form 3 unknown"},
+    {"redirect-writes outside with a set", m_redir_writes_set, "table: rule 0: redirect-writes form 1 unknown"},
+    {"destination field", m_dest_field, "table: rule 0: destination field 4 unknown"},
     {"program any", m_none_not_ok, "table: rule 0: set 4294967295 out of range"},
     {"odd code length", m_odd_code, "table: rule 1: code length 5 is not a whole number"},
     {"empty rule code", m_empty_code, "table: rule 0: empty condition code"},
@@ -932,12 +937,12 @@ static const struct {
     {"sections out of order", m_order, "table: section progspecs: offset 1648 overlaps the previous section or is out of directory order"},
     {"misaligned section", m_misaligned, "table: section sets: offset 612 not 8-byte aligned"},
     {"section in header", m_in_header, "table: section meta: offset 192 inside the header"},
-    {"section past end", m_past_end, "table: section packs: [2128, +32) runs past the end"},
+    {"section past end", m_past_end, "table: section packs: [2160, +32) runs past the end"},
     {"section offset wraps", m_wrap, "table: section packs: [4294967288, +16) runs past the end"},
     {"record size", m_rec_size, "table: section rules: size 156 not a multiple of its record size 40"},
     {"no meta", m_meta_size, "table: meta: 0 bytes, expected exactly one record"},
     {"magic", m_magic, "table: bad magic"},
-    {"version", m_version, "table: format version 8, this runtime reads version 7"},
+    {"version", m_version, "table: format version 9, this runtime reads version 8"},
     {"endianness", m_endian, "table: byte order mismatch"},
     {"header size", m_hdr_size, "table: header size 216, expected 208"},
     {"section count", m_nsections, "table: 18 sections, expected 17"},
@@ -962,7 +967,7 @@ static const struct {
     {"meta hint", m_meta_hint, "table: meta 0: default hint string ref"},
     {"progspecs unsorted", m_prog_order, "table: progspec 1: names not strictly sorted"},
     {"progopts unsorted", m_prog_opts, "table: progspec 1: value options not strictly sorted"},
-    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x10000"},
+    {"progspec flags", m_prog_flags, "table: progspec 0: unknown flags 0x80000"},
     {"progspec stdin and stdin nothing", m_prog_no_stdin, "table: progspec 0: both stdin and stdin-nothing"},
     {"progspec stdin list", m_prog_stdin, "table: progspec 0: stdin options without the stdin flag"},
     {"progspec text slice", m_prog_text, "table: progspec 1: text options [0, +5) outside progopts (4)"},
