@@ -93,6 +93,7 @@ struct sgr_ctx {
     sgr_sh_limits lim;
     sgr_trace_fn trace;
     void *trace_ud;
+    sgr_platform platform;              /* how program names are read (unwrap.h) */
     /* per-call state */
     const char *line;
     size_t len;
@@ -306,6 +307,12 @@ static uint32_t need_of(sgr_ctx *c, uint32_t r)
     return c->need[r];
 }
 
+/* Is the program's name argv[0] as written (not a path, nor folded: unwrap.h)? */
+static int prog_is_argv0(const sgr_segment *s, const sgr_norm *nm)
+{
+    return nm->prog.len == s->argv[0].len && memcmp(nm->prog.s, s->argv[0].text, nm->prog.len) == 0;
+}
+
 /* The features segment si has (F_*). */
 static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
 {
@@ -330,7 +337,7 @@ static uint32_t seg_features(const sgr_ctx *c, uint32_t si)
         f |= F_DYN;
     if (c->nprogs > (s->argc > 0))
         f |= F_OTHERS;
-    if (s->argc > 0 && nm->prog.len != s->argv[0].len)
+    if (s->argc > 0 && !prog_is_argv0(s, nm))
         f |= F_ARGV0;
     return f;
 }
@@ -709,6 +716,11 @@ void sgr_ctx_set_trace(sgr_ctx *c, sgr_trace_fn fn, void *ud)
 void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim)
 {
     c->lim = *lim;
+}
+
+void sgr_ctx_set_platform(sgr_ctx *c, sgr_platform p)
+{
+    c->platform = p;
 }
 
 /* ---- paths ------------------------------------------------------------------ */
@@ -2884,8 +2896,8 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
     nm->has_alt = 0;
     if (s->argc == 0)
         return 0;
-    nm->prog.s = s->argv[0].text + s->base;
-    nm->prog.len = s->argv[0].len - s->base;
+    nm->prog.s = s->prog;
+    nm->prog.len = s->progl;
     const sgt_progspec *ps = s->spec ? &c->t->progs[s->spec - 1] : NULL;
     uint32_t seen = 0;                  /* SGR_OPT_* of every option given */
     /* unsure: which word is what is a guess from here on (a word that may split,
@@ -2893,7 +2905,7 @@ static int normalise_segment(sgr_ctx *c, uint32_t si, const char *cwd)
      * From the start on a line that defines a function, and for a program named by
      * a path (./grep is whatever the workspace holds, not the grep declared: the
      * basename is shorter than the word) */
-    int done = 0, unsure = c->funcdefs || nm->prog.len != s->argv[0].len;
+    int done = 0, unsure = c->funcdefs || s->base != 0;
     uint32_t abbr_val = 0;              /* argv index of the first word read as the value
                                          * of an abbreviated value option, and as itself */
     /* a word gives at most three values (its own, the next one's as the value of
@@ -3925,7 +3937,7 @@ static int run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t fro
         case SGT_OP_TRUE: acc = 1; break;
         case SGT_OP_PROGRAM:
             acc = s->argc > 0 && (set_has(c, b, nm->prog.s, nm->prog.len)
-                                  || (nm->prog.len != s->argv[0].len && set_has(c, b, s->argv[0].text, s->argv[0].len)));
+                                  || (!prog_is_argv0(s, nm) && set_has(c, b, s->argv[0].text, s->argv[0].len)));
             break;
         case SGT_OP_SUBCOMMAND:
             acc = nm->subcmd.s && set_has(c, b, nm->subcmd.s, nm->subcmd.len);
@@ -5210,6 +5222,7 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
     }
 
     int pr = sgr_sh_parse(&c->arena, line, len, &c->lim, &r->cl);
+    r->cl.platform = (uint8_t)c->platform;
     if (pr == -2) {
         oom_result(c);
         return r;

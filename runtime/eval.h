@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "table.h"
 #include "shparse.h"
+#include "unwrap.h"
 
 typedef struct sgr_opts {
     const char *cwd;                  /* absolute working directory (required) */
@@ -154,6 +155,10 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t);
 void sgr_ctx_free(sgr_ctx *c);
 void sgr_ctx_set_trace(sgr_ctx *c, sgr_trace_fn fn, void *ud);
 void sgr_ctx_set_limits(sgr_ctx *c, const sgr_sh_limits *lim);
+/* The platform whose filesystems find the programs the lines run (unwrap.h): on
+ * macOS and Windows a program's name folds case (`RM` runs rm).  Until set, and
+ * for SGR_PLATFORM_HOST: the platform shellgate was built for. */
+void sgr_ctx_set_platform(sgr_ctx *c, sgr_platform p);
 
 /* Decide line[0..len).  Never fails: bad input, limits and out-of-memory all
  * yield a deny whose message says why. */

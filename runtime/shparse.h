@@ -147,6 +147,12 @@ typedef struct sgr_segment {
     uint32_t nvalues;
     uint32_t base;               /* set by sgr_unwrap with spec, when argc > 0: where
                                   * argv[0]'s basename starts (sgr_basename) */
+    const char *prog;            /* set by sgr_unwrap with spec, when argc > 0: the
+                                  * program's name as rules see it, prog[0..progl):
+                                  * the basename, folded where the platform's
+                                  * filesystems fold case (unwrap.h; the arena's,
+                                  * the table's or argv[0]'s bytes) */
+    uint32_t progl;
     sgr_redir *redirs;
     uint32_t nredirs;
     uint32_t pipeline;           /* id shared by the segments of one pipeline */
@@ -243,6 +249,8 @@ typedef struct sgr_cmdline {
                                   * scripts' after the line's (sgr_sh_parse_nested
                                   * reads the line's): for the parser's own use */
     uint32_t nvars, varcap;
+    uint8_t platform;            /* sgr_platform (unwrap.h): how sgr_unwrap reads the
+                                  * program names; the parser leaves 0, the host's */
 } sgr_cmdline;
 
 /* Parse line[0..len) (NUL bytes are data and make the line dynamic).  Fills *out.

@@ -789,6 +789,19 @@ static int hash_progspecs(sgr_table *t)
         if (base)
             t->subspecs[base - t->progs] = 1;
     }
+    t->foldprogs = sg_malloc(sizeof *t->foldprogs * (t->nprogs ? t->nprogs : 1));
+    if (!t->foldprogs)
+        return -1;
+    for (uint32_t i = 0; i < t->nprogs; i++) {
+        const char *name = sgr_str(t, t->progs[i].name);
+        size_t nl = strcspn(name, " ");
+        if (!name[nl])
+            for (size_t k = 0; k < nl; k++)
+                if (name[k] >= 'A' && name[k] <= 'Z') {
+                    t->foldprogs[t->nfoldprogs++] = i;
+                    break;
+                }
+    }
     return 0;
 }
 
@@ -1200,6 +1213,7 @@ void sgr_table_free(sgr_table *t)
     sg_free(t->dfa_noloops);
     sg_free(t->proghash);
     sg_free(t->subspecs);
+    sg_free(t->foldprogs);
     sg_free(t->opttab);
     sg_free((void *)t->prog_state);
     sg_free(t->progview);

@@ -85,6 +85,10 @@ typedef struct sgr_table {
     uint32_t nproghash;       /* a power of two > 2 * nprogs, heap */
     uint8_t *subspecs;        /* [nprogs] 1 where some spec is named after this one, a
                                * blank and a subcommand ("git rebase"), heap */
+    uint32_t *foldprogs;      /* the indices of the specs of a program whose name has
+                               * an ASCII capital (Rscript), which a platform that folds
+                               * case finds by any case (unwrap.c), heap */
+    uint32_t nfoldprogs;
     /* What sgr_progopt_bits and sgr_progopt_abbrev read of a program spec, built
      * when a decision first asks about it (SGR_VIEW_*: sgr_table_progview): a
      * checked load builds every spec's, a trusted one none (a decision meets a

@@ -467,7 +467,8 @@ static int xargs_fill(sg_arena *a, sgr_cmdline *cl, uint32_t si, uint32_t cmd, u
 {
     xopts o;
     uint32_t bl;
-    const char *b = sgr_basename(cl->seg[si].argv[0].text, cl->seg[si].argv[0].len, &bl);
+    const char *b = cl->seg[si].prog;       /* the name, as unwrap_seg found it */
+    bl = cl->seg[si].progl;
     if (bl != 5 || memcmp(b, "xargs", 5) != 0 || xargs_opts(&cl->seg[si], cmd, &o) < 0)
         return 1;                        /* GNU xargs's options only */
     const char *in[2];
@@ -861,17 +862,78 @@ int sgr_unwrap_from(sg_arena *a, sgr_cmdline *cl, const sgr_table *t, const sgr_
     return 0;
 }
 
+static char ascii_lower(char ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
+/* Do a[0..n) and b[0..n) differ only in the case of ASCII letters? */
+static int ascii_caseeq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ascii_lower(a[i]) != ascii_lower(b[i]))
+            return 0;
+    return 1;
+}
+
+/* Set s->base, s->prog and s->progl (shparse.h) for segment s of a line for
+ * platform plat, and return the spec of its program (NULL: none).  On macOS and
+ * Windows the filesystem finds a program by any case of its name (`RM` runs
+ * /bin/rm) and Git Bash finds rm.exe by `rm` (`RM.EXE` runs rm): there the name
+ * is folded to lower case, without a trailing .exe, into the arena, and a program
+ * the table declares with capitals (Rscript) is named as the table spells it.
+ * Only the name folds: argv stays as written.  *oom set when the arena is out. */
+static const sgt_progspec *program_name(sg_arena *a, sgr_segment *s, const sgr_table *t, sgr_platform plat,
+                                        int *oom)
+{
+    uint32_t bl;
+    const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
+    s->base = s->argv[0].len - bl;
+    s->prog = b;
+    s->progl = bl;
+    if (plat != SGR_PLATFORM_MACOS && plat != SGR_PLATFORM_WINDOWS)
+        return sgr_table_progspec(t, b, bl);
+    uint32_t n = bl;
+    if (plat == SGR_PLATFORM_WINDOWS && n > 4 && ascii_caseeq(b + n - 4, ".exe", 4))
+        n -= 4;
+    int upper = 0;
+    for (uint32_t i = 0; i < n && !upper; i++)
+        upper = b[i] >= 'A' && b[i] <= 'Z';
+    if (upper || n != bl) {
+        char *f = sg_arena_alloc(a, n + 1);
+        if (!f) {
+            *oom = 1;
+            return NULL;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            f[i] = ascii_lower(b[i]);
+        f[n] = '\0';
+        s->prog = f;
+        s->progl = n;
+    }
+    const sgt_progspec *ps = sgr_table_progspec(t, s->prog, s->progl);
+    for (uint32_t k = 0; !ps && k < t->nfoldprogs; k++) {
+        const sgt_progspec *p = &t->progs[t->foldprogs[k]];
+        const char *name = sgr_str(t, p->name);
+        if (strlen(name) == n && ascii_caseeq(name, s->prog, n)) {
+            ps = p;
+            s->prog = name;
+        }
+    }
+    return ps;
+}
+
 static int unwrap_seg(sg_arena *a, sgr_cmdline *cl, uint32_t si, const sgr_table *t, const sgr_sh_limits *lim)
 {
     sgr_segment *s = &cl->seg[si];
     s->spec = 0;
     if (s->argc == 0)
         return 0;
-    /* every segment's spec is looked up here, once: the normaliser reads it */
-    uint32_t bl;
-    const char *b = sgr_basename(s->argv[0].text, s->argv[0].len, &bl);
-    s->base = s->argv[0].len - bl;
-    const sgt_progspec *ps = sgr_table_progspec(t, b, bl);
+    /* every segment's name and spec are found here, once: the normaliser reads them */
+    int oom = 0;
+    const sgt_progspec *ps = program_name(a, s, t, sgr_platform_resolve((sgr_platform)cl->platform), &oom);
+    if (oom)
+        return -2;
     if (ps)
         s->spec = (uint32_t)(ps - t->progs) + 1;
     if ((s->flags & SGR_SEG_DYNAMIC) || (s->argv[0].flags & UNKNOWN_PROGRAM))
