@@ -197,7 +197,7 @@ static int cmd_build(int argc, char **argv)
         goto out;
     }
     unsigned pass = 0, nfail = 0;
-    sg_run_inline_tests(p, test_failed, NULL, &pass, &nfail);
+    sg_run_inline_tests(p, SGR_PLATFORM_HOST, test_failed, NULL, &pass, &nfail);
     if (nfail) {
         fprintf(stderr, "%s: %u of %u inline tests failed: no bundle is built\n", files[0], nfail, pass + nfail);
         rc = EX_DATAERR;

@@ -80,7 +80,7 @@ static int batch_threads(void)
 /* check --batch: JSON lines in, JSON lines out, in the same order. */
 static int run_batch(const sg_policy *p, const cli *o, sg_admission *a)
 {
-    sg_batch_options bo = { o->cwd, o->roots, o->nroots, NULL, NULL, batch_threads(), o->team };
+    sg_batch_options bo = { o->cwd, o->roots, o->nroots, NULL, NULL, batch_threads(), o->team, o->platform };
     who(o, &bo.agent, &bo.session);
     int r = sg_batch(p, a, 0, 1, &bo);
     if (r)
@@ -105,7 +105,7 @@ static int check_line(const sg_policy *p, const cli *o, sg_admission *a)
         free(cmd);
         return 1;
     }
-    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL, NULL };
+    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL, NULL, o->platform };
     who(o, &co.agent, &co.session);
     co.team = o->team;
     const sg_result *r = sg_decide(c, a, cmd, len, &co);

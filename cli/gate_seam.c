@@ -150,14 +150,14 @@ static void fill(const sg_result *r, sg_gate_verdict *v)
 void sg_gate_decide(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v)
 {
     memset(v, 0, sizeof *v);
-    sg_check_options co = { w->cwd, w->roots, w->nroots, NULL, w->agent, w->session, w->team };
+    sg_check_options co = { w->cwd, w->roots, w->nroots, NULL, w->agent, w->session, w->team, SG_PLATFORM_HOST };
     fill(sg_decide(g->c, g->a, cmd, len, &co), v);
 }
 
 void sg_gate_explain(sg_gate *g, const char *cmd, size_t len, const sg_gate_where *w, sg_gate_verdict *v)
 {
     memset(v, 0, sizeof *v);
-    sg_check_options co = { w->cwd, w->roots, w->nroots, NULL, NULL, NULL, NULL };
+    sg_check_options co = { w->cwd, w->roots, w->nroots, NULL, NULL, NULL, NULL, SG_PLATFORM_HOST };
     const sg_result *r = sg_check(g->c, cmd, len, &co);
     fill(r, v);
     cJSON_free(g->json);

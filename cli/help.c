@@ -17,9 +17,12 @@ typedef struct verb_help {
  * the two texts equal.  Every other verb prints its usage from here. */
 static const verb_help verbs[] = {
     { "check", "decide a command line (exit 0 allow, 1 deny, 2 ask, 75 rate-limited or not askable)",
-      "usage: shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... [--json] [--argv] [admission] -- COMMAND...\n"
-      "       shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... [admission] --batch\n"
+      "usage: shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... [--platform P] [--json] [--argv] [admission]\n"
+      "                       -- COMMAND...\n"
+      "       shellgate check [-p POLICY] [--cwd DIR] [--root DIR]... [--platform P] [admission] --batch\n"
       "  POLICY: [-I DIR]... [--require-signature KEY.pub] [--scope NAME] (how it loads)\n"
+      "  P: linux, macos or windows, where the command runs (default: this host); on\n"
+      "     macos and windows program names fold case (RM runs rm), and windows drops .exe\n"
       "  admission: [--state FILE | --admit] [--agent ID] [--team NAME] [--non-interactive]\n"
       "             [--log FILE [--log-max-bytes N]]\n"
       "             [--rate-store redis://HOST[:PORT][/DB] [--rate-store-down deny|local]\n"
@@ -27,13 +30,17 @@ static const verb_help verbs[] = {
       "One word after -- is a shell line; several words (or --argv) are one command's\n"
       "argv, quoted back into one line: `check -- cat \"my file\"` checks cat 'my file'.\n" },
     { "explain", "show the segments, every rule tried on each, and the decider",
-      "usage: shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... [--json] [--argv] -- COMMAND...\n"
-      "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... --batch\n"
-      "  POLICY: [-I DIR]... [--require-signature KEY.pub] [--scope NAME] (how it loads)\n" },
+      "usage: shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... [--platform P] [--json] [--argv]\n"
+      "                         -- COMMAND...\n"
+      "       shellgate explain [-p POLICY] [--cwd DIR] [--root DIR]... [--platform P] --batch\n"
+      "  POLICY: [-I DIR]... [--require-signature KEY.pub] [--scope NAME] (how it loads)\n"
+      "  P: linux, macos or windows (as check's)\n" },
     { "test", "run inline tests (.rules) and case files (.cases); \"N passed, N failed\"",
-      "usage: shellgate test [-p POLICY] [--coverage | --json] [--strict] [-I DIR]... FILE...\n"
+      "usage: shellgate test [-p POLICY] [--platform P] [--coverage | --json] [--strict] [-I DIR]... FILE...\n"
       "  POLICY: [--require-signature KEY.pub] [--scope NAME] (how it loads)\n"
-      "--strict: a pack compiled with warnings fails, as one with errors does.\n" },
+      "--strict: a pack compiled with warnings fails, as one with errors does.\n"
+      "--platform: the tests' platform (linux, macos or windows; default: this host)\n"
+      "until a case file's #platform line names another.\n" },
     { "compile", "compile rule files to a table; --check only diagnoses and runs the tests",
       "usage: shellgate compile [-o OUT.sgt] [--check] [--strict] [--json] [-I DIR]... FILE...\n"
       "One FILE writes FILE.sgt (or OUT.sgt); several files compile to one table only\n"

@@ -139,7 +139,7 @@ static int cmd_compile(int argc, char **argv)
         return EX_SOFTWARE;
     }
     unsigned pass = 0, fail = 0;
-    sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
+    sg_run_inline_tests(p, SGR_PLATFORM_HOST, report_fail, NULL, &pass, &fail);
     if (fail) {
         if (o.json)
             compile_json(&o, p, pass, fail, NULL);
@@ -278,7 +278,7 @@ static int explain_json(const sg_policy *p, const cli *o)
         free(cmd);
         return EX_SOFTWARE;
     }
-    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL, NULL };
+    sg_check_options co = { o->cwd, o->roots, o->nroots, NULL, NULL, NULL, NULL, o->platform };
     const sg_result *r = sg_explain(c, cmd, len, &co);
     const char *rj = sg_result_json(r, NULL);
     cJSON *j = rj ? cJSON_Parse(rj) : NULL;
@@ -348,7 +348,7 @@ static int cmd_explain(int argc, char **argv)
     if (!p)
         return status;
     if (o.batch) {
-        sg_batch_options bo = { o.cwd, o.roots, o.nroots, NULL, NULL, 0, NULL };
+        sg_batch_options bo = { o.cwd, o.roots, o.nroots, NULL, NULL, 0, NULL, o.platform };
         int r = sg_batch(p, NULL, 0, 1, &bo);
         if (r)
             fprintf(stderr, "%s: %s\n", prog_name, r == SG_EIO ? "cannot read standard input or write the answers"
@@ -377,6 +377,7 @@ static int cmd_explain(int argc, char **argv)
     printf("pack: %s version %u (%s)\ncommand: %s\ncwd: %s\n", sgr_str(p->t, p->t->meta->pack_name),
            p->t->meta->pack_version, p->name, cmd, cwd);
     sgr_ctx_set_trace(ctx, trace_rule, &ts);
+    sgr_ctx_set_platform(ctx, (sgr_platform)o.platform);
     sgr_opts so = { cwd, o.roots, o.nroots, NULL };
     const sgr_result *r = sgr_eval(ctx, cmd, len, &so);
     explain_segments(p->t, r, &ts);
@@ -514,8 +515,10 @@ static sg_policy *test_load_policy(const cli *o, int *status)
 /* A case file: "command ; decision [; rule]" per line; '#' comments; a first
  * line "#policy NAME" names the policy unless -p does; "#cwd DIR" runs the lines
  * after it in DIR (relative to the case file's directory; "#cwd" alone: the
- * default again).  The command is the text before the LAST two (or one) " ; "
- * separators, so commands may contain ';'. */
+ * default again); "#platform NAME" decides them for that platform (linux, macos,
+ * windows; "#platform" alone: o's, --platform's or the host's).  The command is
+ * the text before the LAST two (or one) " ; " separators, so commands may
+ * contain ';'. */
 static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_ctx *shared_ctx,
                          unsigned *pass, unsigned *fail)
 {
@@ -531,6 +534,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
     sgr_ctx *ctx = shared_ctx;
     int rc = 0;
     cli po = *o;
+    sg_platform plat = o->platform;
     while (case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *s = trim(line);
         if (strncmp(s, "#policy ", 8) == 0 && !p && !o->policy) {
@@ -566,6 +570,18 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             }
             continue;
         }
+        if (strncmp(s, "#platform", 9) == 0 && (s[9] == '\0' || s[9] == ' ' || s[9] == '\t')) {
+            const char *name = trim(s + 9);
+            int pl = *name ? sgr_platform_of(name, strlen(name)) : (int)o->platform;
+            if (pl < 0) {
+                fprintf(stderr, "%s:%u: #platform: '%s' is not a platform (%s)\n", path, ln, name, cli_platform_list());
+                (*fail)++;
+                rc = EX_DATAERR;
+                break;
+            }
+            plat = (sg_platform)pl;
+            continue;
+        }
         if (!*s || *s == '#')
             continue;
         if (!p) {
@@ -588,6 +604,7 @@ static int run_case_file(const char *path, const cli *o, sg_policy *shared, sgr_
             (*fail)++;
             continue;
         }
+        sgr_ctx_set_platform(ctx, (sgr_platform)plat);
         if (sg_run_case(ctx, p->t, path, ln, cmd, (uint32_t)d, rule, case_cwd, report_fail, NULL))
             (*pass)++;
         else
@@ -638,6 +655,7 @@ static int run_coverage(const cli *o, unsigned *pass, unsigned *fail)
         return EX_SOFTWARE;
     }
     sgr_ctx_set_trace(ctx, cover_trace, &cv);
+    sgr_ctx_set_platform(ctx, (sgr_platform)o->platform);
     for (uint32_t i = 0; i < p->t->ntests; i++) {
         const sgt_test *tt = &p->t->tests[i];
         if (sg_run_case(ctx, p->t, sgr_str(p->t, tt->file), tt->line, sgr_str(p->t, tt->command), tt->decision,
@@ -726,7 +744,7 @@ static int cmd_test(int argc, char **argv)
             fail++;
             continue;
         }
-        sg_run_inline_tests(p, report_fail, NULL, &pass, &fail);
+        sg_run_inline_tests(p, (sgr_platform)o.platform, report_fail, NULL, &pass, &fail);
         sg_policy_free(p);
     }
     if (o.json)

@@ -6,6 +6,7 @@
 #include "cli/opts.h"
 #include "cli/help.h"
 #include "compiler/compile.h"
+#include "runtime/unwrap.h"
 
 const char *const prog_name = "shellgate";
 
@@ -24,6 +25,7 @@ enum {
     OP_LOAD = 1u << 11,                /* --require-signature, --scope: how the POLICY loads */
     OP_AGENT = 1u << 12, OP_LOG = 1u << 13, OP_NONINT = 1u << 14, OP_APPROVE = 1u << 15, /* --once... */
     OP_COVERAGE = 1u << 16, OP_ARGV = 1u << 17, OP_TEAM = 1u << 18, OP_STRICT = 1u << 19,
+    OP_PLATFORM = 1u << 20,
 };
 
 static const struct {
@@ -37,6 +39,7 @@ static const struct {
     { "--agent", OP_AGENT }, { "--team", OP_TEAM }, { "--log", OP_LOG }, { "--log-max-bytes", OP_LOG }, { "--non-interactive", OP_NONINT },
     { "--once", OP_APPROVE }, { "--session", OP_APPROVE }, { "--always", OP_APPROVE },
     { "--coverage", OP_COVERAGE }, { "--argv", OP_ARGV }, { "--strict", OP_STRICT },
+    { "--platform", OP_PLATFORM },
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -48,10 +51,10 @@ static const struct {
     const char *verb;
     unsigned opts;
 } verb_opts[] = {
-    { "check", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH | OP_STATE | OP_ADMIT | OP_STORE
-                   | OP_AGENT | OP_TEAM | OP_LOG | OP_NONINT },
-    { "explain", OP_LOADS | OP_CWD | OP_ROOT | OP_JSON | OP_ARGV | OP_BATCH },
-    { "test", OP_LOADS | OP_COVERAGE | OP_JSON | OP_STRICT },
+    { "check", OP_LOADS | OP_CWD | OP_ROOT | OP_PLATFORM | OP_JSON | OP_ARGV | OP_BATCH | OP_STATE | OP_ADMIT
+                   | OP_STORE | OP_AGENT | OP_TEAM | OP_LOG | OP_NONINT },
+    { "explain", OP_LOADS | OP_CWD | OP_ROOT | OP_PLATFORM | OP_JSON | OP_ARGV | OP_BATCH },
+    { "test", OP_LOADS | OP_PLATFORM | OP_COVERAGE | OP_JSON | OP_STRICT },
     { "compile", OP_OUT | OP_CHECK | OP_JSON | OP_INC | OP_STRICT },
     { "dump", OP_INC | OP_LOAD | OP_JSON },
     { "decompile", OP_INC | OP_LOAD },
@@ -162,6 +165,13 @@ int cli_parse_opts(cli *o, int argc, char **argv)
             if (!need_arg(o, i, argc, a) || o->nroots == 64)
                 return -1;
             o->roots[o->nroots++] = argv[++i];
+        } else if (strcmp(a, "--platform") == 0) {
+            if (!need_arg(o, i, argc, a))
+                return -1;
+            int pl = cli_platform(verb_of(o), argv[++i]);
+            if (pl < 0)
+                return -1;
+            o->platform = (sg_platform)pl;
         } else if (strcmp(a, "-I") == 0) {
             if (!need_arg(o, i, argc, a) || o->ninc == 64)
                 return -1;
@@ -395,6 +405,25 @@ sg_policy *cli_open_command_verb(cli *o, const char *verb, const char *what, int
         return NULL;
     }
     return cli_load_policy(o, status);
+}
+
+const char *cli_platform_list(void)
+{
+    static char list[64];
+    size_t n = 0;
+    for (int k = 1; k < SGR_PLATFORM__COUNT && n < sizeof list; k++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+                              k == 1 ? "" : k + 1 < SGR_PLATFORM__COUNT ? ", " : " or ", sgr_platform_names[k]);
+    return list;
+}
+
+int cli_platform(const char *verb, const char *name)
+{
+    int p = sgr_platform_of(name, strlen(name));
+    if (p < 0)
+        fprintf(stderr, "%s%s%s: --platform takes %s, not '%s'\n", prog_name, *verb ? " " : "", verb,
+                cli_platform_list(), name);
+    return p;
 }
 
 int cli_check_cwd(const cli *o)

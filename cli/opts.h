@@ -45,6 +45,7 @@ typedef struct cli {
     unsigned rate_timeout;             /* ms; 0: the default */
     const char *require_sig, *deploy_scope;
     int argv_mode;                     /* --argv: the operands are one command's argv */
+    sg_platform platform;              /* --platform NAME; 0: the host's */
     int dashdash;                      /* the operands came after "--" */
     char **rest;
     int nrest;
@@ -72,6 +73,11 @@ char *cli_joined(char **v, int n, size_t *len);
  * a shell line as it is; several words (or --argv) are one command's argv, each
  * quoted so that bash reads back exactly those words.  malloc'd; NULL on OOM. */
 char *cli_command_line(const cli *o, size_t *len);
+/* The platform (sg_platform) --platform NAME names, or -1 with the message
+ * printed (verb, "" for none, names the verb in it). */
+int cli_platform(const char *verb, const char *name);
+/* "linux, macos or windows": the names --platform takes. */
+const char *cli_platform_list(void);
 /* o->cwd, if given, is a directory: 0, or -1 with the message printed. */
 int cli_check_cwd(const cli *o);
 /* The opening every verb that takes a COMMAND (or --batch) shares: parse the

@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     sgr_table_dump(p->t, null_sink, NULL);
     unsigned pass = 0, fail = 0;
-    sg_run_inline_tests(p, on_test, NULL, &pass, &fail);
+    sg_run_inline_tests(p, SGR_PLATFORM_HOST, on_test, NULL, &pass, &fail);
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     uint32_t dec[sizeof probes / sizeof probes[0]];
     int32_t rid[sizeof probes / sizeof probes[0]];

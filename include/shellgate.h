@@ -121,6 +121,17 @@ SG_API unsigned sg_policy_version(const sg_policy *p);
 SG_API sg_checker *sg_checker_new(const sg_policy *p);
 SG_API void sg_checker_free(sg_checker *c);
 
+/* The platform whose filesystems find the programs a line runs (docs/language.md
+ * "Platforms"): on macOS and Windows they find a program by any case of its name
+ * (`RM -rf /` runs rm), and Git Bash finds rm.exe by `rm.exe` or `RM.EXE`, so
+ * there a program's name is read folded.  As SGR_PLATFORMS (runtime/unwrap.h). */
+typedef enum {
+    SG_PLATFORM_HOST = 0,              /* the one the library was built for */
+    SG_PLATFORM_LINUX,                 /* program names as written */
+    SG_PLATFORM_MACOS,                 /* ASCII case folded */
+    SG_PLATFORM_WINDOWS                /* folded, and a trailing .exe dropped */
+} sg_platform;
+
 typedef struct sg_check_options {
     const char *cwd;                   /* the working directory; relative: from the
                                         * process's; NULL: the process's */
@@ -131,6 +142,7 @@ typedef struct sg_check_options {
     const char *agent;                 /* the rate-limit key and the log's agent; NULL: "default" */
     const char *session;               /* the approval session; NULL: the agent */
     const char *team;                  /* the key of the `per team` limits; NULL: "default" */
+    sg_platform platform;              /* 0: the host's */
 } sg_check_options;
 
 /* Decide cmd[0..len) (need not be NUL-terminated) as the policy says: a pure
@@ -312,6 +324,7 @@ typedef struct sg_batch_options {
                                         * may use, at most 8.  One when a is not pure
                                         * (a store or a log keeps input order). */
     const char *team;                  /* as sg_check_options */
+    sg_platform platform;              /* as sg_check_options */
 } sg_batch_options;
 
 /* `check --batch`: read JSON lines {"cmd": "...", "cwd": "/abs", "roots": [...]}

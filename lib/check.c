@@ -9,6 +9,12 @@
 #include "lib/face_int.h"
 #include "common/alloc.h"
 
+/* ORDER SGR_PLATFORMS: the face's platforms are the runtime's */
+_Static_assert((int)SG_PLATFORM_HOST == (int)SGR_PLATFORM_HOST && (int)SG_PLATFORM_LINUX == (int)SGR_PLATFORM_LINUX
+                   && (int)SG_PLATFORM_MACOS == (int)SGR_PLATFORM_MACOS
+                   && (int)SG_PLATFORM_WINDOWS == (int)SGR_PLATFORM_WINDOWS && SGR_PLATFORM__COUNT == 4,
+               "platforms");
+
 SG_API sg_checker *sg_checker_new(const sg_policy *p)
 {
     sg_checker *c = sg_calloc(1, sizeof *c);
@@ -75,6 +81,7 @@ SG_API const sg_result *sg_decide(sg_checker *c, sg_admission *a, const char *cm
     }
     const char *cwd = absolute_cwd(c, o ? o->cwd : NULL);
     sgr_opts so = { cwd, o ? o->roots : NULL, o ? o->nroots : 0, o ? o->home : NULL };
+    sgr_ctx_set_platform(c->ctx, o ? (sgr_platform)o->platform : SGR_PLATFORM_HOST);
     res->r = sgr_eval(c->ctx, line, len, &so);
     sga_who who = { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL,
                     o && o->team ? o->team : NULL };
@@ -261,6 +268,7 @@ int sg_answer_line(const sg_line_defaults *d, sgr_ctx *ctx, char *line, size_t n
                     NULL };
     /* cJSON strings end at NUL: a "\u0000" in cmd cuts the command there, as
      * execve and the shell would cut it (sg_batch_parse refuses it first) */
+    sgr_ctx_set_platform(ctx, d->platform);
     const sgr_result *r = sgr_eval(ctx, req.cmd, req.cmd_len, &so);
     const sgr_table *t = d->p->t;
     int w;
@@ -312,7 +320,8 @@ SG_API int sg_batch(const sg_policy *p, sg_admission *a, int in_fd, int out_fd, 
     sga *ad = a ? a->a : NULL;
     sg_line_defaults d = { p, ad, cwd, o ? o->roots : NULL, o ? o->nroots : 0,
                            { o && o->agent ? o->agent : "default", o && o->session ? o->session : NULL,
-                             o && o->team ? o->team : NULL } };
+                             o && o->team ? o->team : NULL },
+                           o ? (sgr_platform)o->platform : SGR_PLATFORM_HOST };
     /* a batch without a store or a log may answer lines on several threads */
     int threads = !sga_is_pure(ad) ? 1 : o && o->threads > 0 ? o->threads : cpus();
     sg_batch_io io;

@@ -49,6 +49,7 @@ typedef struct sg_line_defaults {
     const char *const *roots;
     size_t nroots;
     sga_who who;
+    sgr_platform platform;
 } sg_line_defaults;
 int sg_answer_line(const sg_line_defaults *d, sgr_ctx *ctx, char *line, size_t n, sg_batch_buf *out);
 

@@ -36,8 +36,9 @@ typedef void (*sg_test_report_fn)(void *ud, const char *file, unsigned line, con
 /* Run one expectation; returns 1 pass, 0 fail (reported through fn). */
 int sg_run_case(sgr_ctx *ctx, const sgr_table *t, const char *file, unsigned line, const char *cmd,
                 uint32_t want, const char *want_rule, const char *cwd, sg_test_report_fn fn, void *ud);
-/* Run a table's inline tests; adds to *pass and *fail. */
-void sg_run_inline_tests(const sg_policy *p, sg_test_report_fn fn, void *ud, unsigned *pass, unsigned *fail);
+/* Run a table's inline tests for platform plat (unwrap.h); adds to *pass and *fail. */
+void sg_run_inline_tests(const sg_policy *p, sgr_platform plat, sg_test_report_fn fn, void *ud, unsigned *pass,
+                         unsigned *fail);
 /* Parse "allow"/"ask"/"deny"; -1 otherwise. */
 int sg_parse_decision(const char *s, size_t n);
 

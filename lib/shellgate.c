@@ -386,13 +386,15 @@ int sg_run_case(sgr_ctx *ctx, const sgr_table *t, const char *file, unsigned lin
     return ok;
 }
 
-void sg_run_inline_tests(const sg_policy *p, sg_test_report_fn fn, void *ud, unsigned *pass, unsigned *fail)
+void sg_run_inline_tests(const sg_policy *p, sgr_platform plat, sg_test_report_fn fn, void *ud, unsigned *pass,
+                         unsigned *fail)
 {
     sgr_ctx *ctx = sgr_ctx_new(p->t);
     if (!ctx) {
         (*fail)++;
         return;
     }
+    sgr_ctx_set_platform(ctx, plat);
     for (uint32_t i = 0; i < p->t->ntests; i++) {
         const sgt_test *tt = &p->t->tests[i];
         const char *rule = tt->rule ? sgr_str(p->t, tt->rule) : NULL;

@@ -37,7 +37,7 @@ static void diag_reset(void)
     diag_text[0] = '\0';
 }
 
-static const sg_check_options at_project = { CWD, NULL, 0, HOME, NULL, NULL, NULL };
+static const sg_check_options at_project = { CWD, NULL, 0, HOME, NULL, NULL, NULL, SG_PLATFORM_HOST };
 
 static const sg_result *check(sg_checker *c, const char *cmd)
 {
@@ -247,7 +247,7 @@ static void test_result(void)
     CHECK(strlen(id) == 32 && sg_is_approval_id(id));
     CHECK(json_agrees(r));
     CHECK_STR(sg_result_approval_id(check(c, "git push origin main")), id);
-    sg_check_options root = { "/", NULL, 0, HOME, NULL, NULL, NULL };
+    sg_check_options root = { "/", NULL, 0, HOME, NULL, NULL, NULL, SG_PLATFORM_HOST };
     r = sg_check(c, "git push origin main", 20, &root);
     CHECK(strcmp(sg_result_approval_id(r), id) != 0);
     CHECK(!sg_is_approval_id("xyz") && !sg_is_approval_id(NULL) && !sg_is_approval_id("0123456789abcdef0123456789abcdeg"));
@@ -260,7 +260,7 @@ static void test_result(void)
     char here[4096];
     CHECK(getcwd(here, sizeof here) != NULL);
     strncat(here, "/packs", sizeof here - strlen(here) - 1);
-    sg_check_options dot = { "packs", NULL, 0, HOME, NULL, NULL, NULL }, abs = { here, NULL, 0, HOME, NULL, NULL, NULL };
+    sg_check_options dot = { "packs", NULL, 0, HOME, NULL, NULL, NULL, SG_PLATFORM_HOST }, abs = { here, NULL, 0, HOME, NULL, NULL, NULL, SG_PLATFORM_HOST };
     char id2[64];
     snprintf(id2, sizeof id2, "%s", sg_result_approval_id(sg_check(c, "git push x", 10, &abs)));
     CHECK_STR(sg_result_approval_id(sg_check(c, "git push x", 10, &dot)), id2);
@@ -307,7 +307,7 @@ static void test_admission(void)
     sg_admission *a = NULL;
     CHECK(sg_admission_open(&ao, &a) == 0 && a);
     CHECK_STR(sg_admission_where(a), state);
-    sg_check_options who = { CWD, NULL, 0, HOME, "agent-1", "s1", NULL };
+    sg_check_options who = { CWD, NULL, 0, HOME, "agent-1", "s1", NULL, SG_PLATFORM_HOST };
 
     /* `limit twice 2 per 1h when program echo`: two admitted, the third waits */
     now_ns = 1000 * SEC;
@@ -325,13 +325,13 @@ static void test_admission(void)
     CHECK(json_agrees(r));
     /* a limit scoped by `when` leaves other programs alone; another agent has its own */
     CHECK(sg_result_decision(sg_decide(c, a, "ls", 2, &who)) == SG_ALLOW);
-    sg_check_options other = { CWD, NULL, 0, HOME, "agent-2", NULL, NULL };
+    sg_check_options other = { CWD, NULL, 0, HOME, "agent-2", NULL, NULL, SG_PLATFORM_HOST };
     CHECK(sg_result_decision(sg_decide(c, a, "echo d", 6, &other)) == SG_ALLOW);
     /* `limit crew 2 per 1h per team when program true`: the team's agents share it, another
      * team (and no team: "default") has its own */
-    sg_check_options red1 = { CWD, NULL, 0, HOME, "agent-3", NULL, "red" };
-    sg_check_options red2 = { CWD, NULL, 0, HOME, "agent-4", NULL, "red" };
-    sg_check_options blue = { CWD, NULL, 0, HOME, "agent-4", NULL, "blue" };
+    sg_check_options red1 = { CWD, NULL, 0, HOME, "agent-3", NULL, "red", SG_PLATFORM_HOST };
+    sg_check_options red2 = { CWD, NULL, 0, HOME, "agent-4", NULL, "red", SG_PLATFORM_HOST };
+    sg_check_options blue = { CWD, NULL, 0, HOME, "agent-4", NULL, "blue", SG_PLATFORM_HOST };
     CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &red1)) == SG_ALLOW);
     CHECK(sg_result_decision(sg_decide(c, a, "true", 4, &red2)) == SG_ALLOW);
     r = sg_decide(c, a, "true", 4, &red1);
@@ -360,7 +360,7 @@ static void test_admission(void)
     CHECK(json_agrees(r));
     CHECK(sg_result_decision(sg_decide(c, a, "git push origin main", 20, &who)) == SG_ASK);
     /* for the session it was asked from (found by the store when none is named) */
-    sg_check_options s9 = { CWD, NULL, 0, HOME, "agent-1", "s9", NULL }, s8 = { CWD, NULL, 0, HOME, "agent-1", "s8", NULL };
+    sg_check_options s9 = { CWD, NULL, 0, HOME, "agent-1", "s9", NULL, SG_PLATFORM_HOST }, s8 = { CWD, NULL, 0, HOME, "agent-1", "s8", NULL, SG_PLATFORM_HOST };
     r = sg_decide(c, a, "git push origin dev", 19, &s9);
     CHECK(sg_result_decision(r) == SG_ASK);
     snprintf(id, sizeof id, "%s", sg_result_approval_id(r));
@@ -452,7 +452,7 @@ static char *batch_out(const sg_policy *p, sg_admission *a, const char *in, int 
     fputs(in, f);
     fclose(f);
     int ifd = open(ip, O_RDONLY), ofd = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    sg_batch_options bo = { CWD, NULL, 0, NULL, NULL, threads, NULL };
+    sg_batch_options bo = { CWD, NULL, 0, NULL, NULL, threads, NULL, SG_PLATFORM_HOST };
     int r = sg_batch(p, a, ifd, ofd, &bo);
     close(ifd);
     close(ofd);
@@ -715,7 +715,7 @@ static void test_approvals(void)
     ao.diag = diag;
     sg_admission *a = NULL;
     CHECK(sg_admission_open(&ao, &a) == 0 && a);
-    sg_check_options who = { CWD, NULL, 0, HOME, "agent-9", "s9", NULL };
+    sg_check_options who = { CWD, NULL, 0, HOME, "agent-9", "s9", NULL, SG_PLATFORM_HOST };
     const sg_result *r = sg_decide(c, a, "git push origin", 15, &who);
     CHECK(sg_result_decision(r) == SG_ASK);
     char id[64];
