@@ -43,15 +43,18 @@ _shellgate()
         --sandbox)
             COMPREPLY=($(compgen -W "none bwrap auto" -- "$cur"))
             return 0 ;;
+        --platform)
+            COMPREPLY=($(compgen -W "linux macos windows" -- "$cur"))
+            return 0 ;;
     esac
     local opts
     # each command's options: those its usage (`shellgate help CMD`) names, which are
     # the options it takes (tests/completion.bash holds the two equal)
     local store="--rate-store --rate-store-down --rate-store-timeout" load="-I --require-signature --scope"
     case $cmd in
-        check) opts="-p --policy $load --cwd --root --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes $store --help --" ;;
-        explain) opts="-p --policy $load --cwd --root --json --argv --batch --help --" ;;
-        test) opts="-p --policy $load --coverage --json --strict --help --" ;;
+        check) opts="-p --policy $load --cwd --root --platform --json --argv --batch --state --admit --agent --team --non-interactive --log --log-max-bytes $store --help --" ;;
+        explain) opts="-p --policy $load --cwd --root --platform --json --argv --batch --help --" ;;
+        test) opts="-p --policy $load --platform --coverage --json --strict --help --" ;;
         compile) opts="-o --check --strict --json -I --help --" ;;
         dump) opts="--json $load --help" ;;
         decompile) opts="$load --help" ;;

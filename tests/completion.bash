@@ -66,6 +66,8 @@ want "compile's options" -o --check --json -- compile -
 want "approvals' options" --state --json -- approvals --
 want "help names commands" approvals revoke -- help ""
 want "state's action" reset -- state ""
+want "the platforms after --platform" linux macos windows -- check --platform ""
+want "a platform by prefix" macos -- test --platform ma
 # each command offers every option its usage names (`shellgate help CMD`): a usage
 # and a completion that drift apart fail here; bundle's options are per action
 for c in $cmds; do
