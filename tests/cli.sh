@@ -165,6 +165,30 @@ has "$T/out" "2 passed, 0 failed" "#cwd runs the lines in the directory"
 printf '#policy default\n#cwd no/such/dir\nls ; allow\n' >"$T/c2.cases"
 expect_exit 66 "case file with a missing #cwd" "$SG" test "$T/c2.cases"
 has "$T/err" "c2.cases:2: #cwd: cannot use 'no/such/dir'" "a missing #cwd is named"
+# --platform: on macos and windows a program's name folds case (RM runs rm), on
+# windows without .exe; linux reads it as written; another name is a usage error
+expect_exit 1 "RM under --platform macos" "$SG" check --platform macos -- 'RM -rf /'
+expect_exit 2 "RM under --platform linux is an unknown program" "$SG" check --platform linux -- 'RM -rf /'
+expect_exit 1 "RM.EXE under --platform windows" "$SG" check --platform windows -- 'RM.EXE -rf /'
+expect_exit 2 "RM.EXE under --platform macos keeps its .exe" "$SG" check --platform macos -- 'RM.EXE -rf /'
+expect_exit 1 "explain --platform" "$SG" explain --platform macos -- 'SUDO rm -rf /'
+has "$T/out" "rule: default:privilege" "explain unwraps SUDO under macos"
+printf '{"cmd":"Rm -rf ~","cwd":"/"}\n' >"$T/plat.jsonl"
+"$SG" check --platform windows --batch <"$T/plat.jsonl" >"$T/plat.out"
+has "$T/plat.out" '"decision":"deny"' "check --batch --platform"
+expect_exit 64 "an unknown platform" "$SG" check --platform bogus -- ls
+has "$T/err" "shellgate check: --platform takes linux, macos or windows, not 'bogus'" "the platforms are named"
+expect_exit 64 "test with an unknown platform" "$SG" test --platform Linux "$T/c.cases"
+# "#platform NAME" decides the lines after it for NAME, "#platform" alone for the
+# command line's; an unknown name fails the file, naming the line
+printf '#policy default\nRM -rf / ; ask ; default\n#platform macos\nRM -rf / ; deny ; rm_root\n#platform windows\nRM.EXE -rf / ; deny ; rm_root\n#platform\nRM -rf / ; ask ; default\n' >"$T/p.cases"
+expect_exit 0 "case file with #platform" "$SG" test --platform linux "$T/p.cases"
+has "$T/out" "4 passed, 0 failed" "#platform decides the lines after it"
+expect_exit 1 "#platform alone is --platform's" "$SG" test --platform macos "$T/p.cases"
+has "$T/out" "2 passed, 2 failed" "--platform macos decides the lines outside #platform"
+printf '#policy default\n#platform beos\nls ; allow\n' >"$T/p2.cases"
+expect_exit 65 "case file with an unknown #platform" "$SG" test "$T/p2.cases"
+has "$T/err" "p2.cases:2: #platform: 'beos' is not a platform (linux, macos or windows)" "an unknown #platform is named"
 
 # symlinks are followed the way the kernel walks them (link/../x goes where the link
 # points), loops are outside every root, and ordinary paths inside stay allowed
@@ -343,7 +367,7 @@ done
 # fails here); --policy is -p's long name
 opts='-p --policy --cwd --root -I -o --json --batch --check --state --admit --rate-store --rate-store-down
  --rate-store-timeout --require-signature --scope --agent --log --log-max-bytes --non-interactive --once
- --session --always --coverage --argv --strict'
+ --session --always --coverage --argv --strict --platform'
 for v in check explain test compile dump decompile fuzz approve approvals revoke "state reset"; do
     "$SG" help ${v%% *} >"$T/usage"
     nacc=0
