@@ -776,6 +776,7 @@ static int print_json(cJSON *o)
 /* One command the pack denies or asks about, and where it came from. */
 typedef struct fz_cmd {
     char *cmd, *cwd, *where;           /* sg_malloc'd; cwd NULL: SG_TEST_CWD */
+    sgr_platform platform;             /* its case file's #platform */
 } fz_cmd;
 
 typedef struct fz_set {
@@ -783,7 +784,7 @@ typedef struct fz_set {
     size_t n, cap;
 } fz_set;
 
-static int fz_add(fz_set *s, const char *cmd, const char *cwd, const char *file, unsigned line)
+static int fz_add(fz_set *s, const char *cmd, const char *cwd, sgr_platform plat, const char *file, unsigned line)
 {
     if (s->n == s->cap) {
         size_t c = s->cap ? s->cap * 2 : 64;
@@ -798,6 +799,7 @@ static int fz_add(fz_set *s, const char *cmd, const char *cwd, const char *file,
     fz_cmd *c = &s->v[s->n];
     c->cmd = sg_strndup(cmd, strlen(cmd));
     c->cwd = cwd && *cwd ? sg_strndup(cwd, strlen(cwd)) : NULL;
+    c->platform = plat;
     c->where = sg_strndup(where, strlen(where));
     if (!c->cmd || !c->where || (cwd && *cwd && !c->cwd)) {
         sg_free(c->cmd);
@@ -831,13 +833,20 @@ static int fz_read_cases(const char *path, fz_set *s)
     size_t cap = 0;
     unsigned ln = 0, nread = 0;
     int rc = 0;
+    sgr_platform plat = SGR_PLATFORM_HOST;
     while (!rc && case_getline(&line, &cap, f, &held, &ln, &nread) >= 0) {
         char *t = trim(line);
+        if (strncmp(t, "#platform", 9) == 0 && (t[9] == '\0' || t[9] == ' ' || t[9] == '\t')) {
+            const char *name = trim(t + 9);
+            int pl = sgr_platform_of(name, strlen(name));   /* `shellgate test` reports a bad one */
+            plat = pl < 0 ? SGR_PLATFORM_HOST : (sgr_platform)pl;
+            continue;
+        }
         if (!*t || *t == '#')
             continue;
         char *cmd, *rule;
         int d = split_case(t, &cmd, &rule);   /* `shellgate test` reports malformed lines */
-        if ((d == SGT_DENY || d == SGT_ASK) && fz_add(s, cmd, NULL, path, ln) < 0)
+        if ((d == SGT_DENY || d == SGT_ASK) && fz_add(s, cmd, NULL, plat, path, ln) < 0)
             rc = EX_SOFTWARE;
     }
     free(line);
@@ -919,7 +928,8 @@ static int cmd_fuzz(int argc, char **argv)
     for (uint32_t i = 0; i < p->t->ntests && !rc; i++) {
         const sgt_test *tt = &p->t->tests[i];
         if ((tt->decision == SGT_DENY || tt->decision == SGT_ASK)
-            && fz_add(&set, sgr_str(p->t, tt->command), sgr_str(p->t, tt->cwd), sgr_str(p->t, tt->file), tt->line) < 0)
+            && fz_add(&set, sgr_str(p->t, tt->command), sgr_str(p->t, tt->cwd), SGR_PLATFORM_HOST,
+                      sgr_str(p->t, tt->file), tt->line) < 0)
             rc = EX_SOFTWARE;
     }
     for (int i = 1; i < o.nrest && !rc; i++)
@@ -963,6 +973,7 @@ static int cmd_fuzz(int argc, char **argv)
     for (size_t i = 0; i < set.n && !rc; i++) {
         fz_cmd *c = &set.v[i];
         sgr_opts so = { c->cwd ? c->cwd : SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
+        sgr_ctx_set_platform(ctx, c->platform);
         const sgr_result *r = sgr_eval(ctx, c->cmd, strlen(c->cmd), &so);
         uint32_t base = r->decision;
         char base_rule[300];
