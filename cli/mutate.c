@@ -7,10 +7,12 @@
  * list of those refusals is the point of this file, so each says why. */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include "cli/mutate.h"
 #include "common/alloc.h"
 #include "common/arena.h"
+#include "runtime/dest.h"
 #include "runtime/shparse.h"
 
 const char *const sgm_names[SGM__COUNT] = {
@@ -1944,6 +1946,124 @@ static int t_heredoc_body(const line *l, uint64_t *rng, char **out)
     return sb_done(&o, out);
 }
 
+/* ---- URLs ------------------------------------------------------------------------
+ * A URL word (whole, or after a word's first '=': --url=URL) spelled to the same
+ * place as programs read it: the scheme and host in capitals (both are case-blind),
+ * a trailing dot on the host (the same fully qualified name), the port the scheme
+ * has anyway (https :443, http :80), or a user part (curl sends it as a login; the
+ * host is the same).  Only plain host names, so what is made is still one. */
+
+typedef struct urlw {
+    const sgr_word *w;
+    size_t at;                          /* where the URL starts in the word */
+} urlw;
+
+/* The URL in w from at: its scheme's length, and the host's place [*h0, *h1) in the
+ * authority [at + sl + 3, *ae); 0 when it is no URL with a plain host. */
+static size_t url_parts(const sgr_word *w, size_t at, size_t *h0, size_t *h1, size_t *ae, int *has_user,
+                        int *has_port)
+{
+    const char *t = w->text;
+    size_t sl = sgr_dest_scheme_len(t + at, w->len - at);
+    if (!sl)
+        return 0;
+    size_t a0 = at + sl + 3, e = a0;
+    while (e < w->len && t[e] != '/' && t[e] != '?' && t[e] != '#')
+        e++;
+    size_t hs = a0;
+    *has_user = 0;
+    for (size_t i = a0; i < e; i++)
+        if (t[i] == '@') {
+            hs = i + 1;
+            *has_user = 1;
+        }
+    size_t he = hs;
+    while (he < e && t[he] != ':')
+        he++;
+    *has_port = he < e;
+    if (he == hs)
+        return 0;
+    for (size_t i = hs; i < he; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '.' && c != '-')
+            return 0;
+    }
+    *h0 = hs;
+    *h1 = he;
+    *ae = e;
+    return sl;
+}
+
+static int t_url(const line *l, uint64_t *rng, char **out)
+{
+    size_t n = 0, want = 0;
+    urlw pick = { NULL, 0 };
+    for (int pass = 0; pass < 2 && !pick.w; pass++) {
+        if (pass == 1) {
+            if (!n)
+                return 0;
+            want = rnd(rng, n);
+        }
+        size_t k = 0;
+        for (uint32_t i = 0; i < l->cl.nseg && !pick.w; i++) {
+            const sgr_segment *s = &l->cl.seg[i];
+            if (!seg_ok(l, s))
+                continue;
+            for (uint32_t j = 1; j < s->argc && !pick.w; j++) {
+                const sgr_word *w = &s->argv[j];
+                if (!word_respellable(l, w, 0))
+                    continue;
+                const char *eq = memchr(w->text, '=', w->len);
+                size_t ats[2] = { 0, eq ? (size_t)(eq + 1 - w->text) : 0 };
+                for (int a = 0; a < (eq ? 2 : 1) && !pick.w; a++) {
+                    size_t h0, h1, ae;
+                    int u, p;
+                    if (!url_parts(w, ats[a], &h0, &h1, &ae, &u, &p))
+                        continue;
+                    if (pass == 0)
+                        n++;
+                    else if (k++ == want)
+                        pick = (urlw){ w, ats[a] };
+                }
+            }
+        }
+    }
+    const sgr_word *w = pick.w;
+    size_t h0, h1, ae;
+    int has_user, has_port;
+    size_t sl = url_parts(w, pick.at, &h0, &h1, &ae, &has_user, &has_port);
+    const char *t = w->text;
+    int https = sl == 5 && strncasecmp(t + pick.at, "https", 5) == 0;
+    int http = sl == 4 && strncasecmp(t + pick.at, "http", 4) == 0;
+    /* the first of the ways from a random one that applies */
+    int first = (int)rnd(rng, 4), way = -1;
+    for (int d = 0; d < 4 && way < 0; d++) {
+        int c = (first + d) % 4;
+        if (c == 0 || (c == 1 && t[h1 - 1] != '.') || (c == 2 && !has_port && (https || http)) || (c == 3 && !has_user))
+            way = c;
+    }
+    sb nw = { 0 };
+    for (size_t i = 0; i < w->len; i++) {
+        char c = t[i];
+        if (way == 0 && i >= pick.at && (i < pick.at + sl || (i >= h0 && i < h1)) && c >= 'a' && c <= 'z')
+            c = (char)(c - 32);
+        if (way == 3 && i == h0)
+            sb_str(&nw, "agent@");
+        sb_ch(&nw, c);
+        if (i + 1 == h1 && way == 1)
+            sb_ch(&nw, '.');
+        if (i + 1 == h1 && way == 2)
+            sb_str(&nw, https ? ":443" : ":80");
+    }
+    char *text;
+    if (sb_done(&nw, &text) < 0)
+        return -1;
+    sb rep = { 0 };
+    spell_plain(&rep, text, strlen(text), 0);
+    sg_free(text);
+    return splice_sb(l, w->span.off, w->span.off + w->span.len, &rep, out);
+}
+
 int sgm_keeps_output(sgm_transform t)
 {
     return !(t == SGM_ARITH_EXPR || t == SGM_ARITH_NAME || t == SGM_HEREDOC_BODY);
@@ -2331,6 +2451,9 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
     case SGM_PATH_BRACE:
     case SGM_PATH_EXPAND:
         r = t_path_spell(t, &l, rng, out);
+        break;
+    case SGM_URL:
+        r = t_url(&l, rng, out);
         break;
     default:
         r = 0;

@@ -55,7 +55,8 @@
     X(PATH_UP,      "path-up",      "a path operand from /usr/../, /dev/fd/../../../ or /proc/self/root/") \
     X(PATH_GLOB,    "path-glob",    "a path operand as a glob that matches only it: /e[t]c/x (existing paths)") \
     X(PATH_BRACE,   "path-brace",   "a path operand as a brace expansion of one word: {/etc/x,}") \
-    X(PATH_EXPAND,  "path-expand",  "a path operand built at run time: /etc/sha$(printf d)ow, \"$HOME\"/x for ~/x")
+    X(PATH_EXPAND,  "path-expand",  "a path operand built at run time: /etc/sha$(printf d)ow, \"$HOME\"/x for ~/x") \
+    X(URL,          "url",          "a URL to the same place: scheme and host in capitals, a trailing dot, the scheme's own port, a user")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,

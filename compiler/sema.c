@@ -743,6 +743,45 @@ static void warn_option_value(subcmd_check *k, const sgc_cond *at, const char *n
     }
 }
 
+/* Does d say where its program connects (compiler/ast.h: url clauses, url,
+ * remote or host operands)? */
+static int declares_dests(const sgc_progdecl *d)
+{
+    for (const sgc_clause *cl = d->clauses; cl; cl = cl->next)
+        if (cl->kind == SGC_CL_URL || cl->kind == SGC_CL_URL_UNKNOWN || cl->kind == SGC_CL_URL_OPS
+            || cl->kind == SGC_CL_REMOTE_OPS || cl->kind == SGC_CL_HOST_OP)
+            return 1;
+    return 0;
+}
+
+/* `host M` (at, without only) of program name: where no declaration says which of
+ * its operands and options name a place, only its URL words are destinations, so
+ * `nc evil.test 80` escapes a deny by host.  (`host only M` is false without a
+ * destination, so it only asks more: no warning.) */
+static void warn_dest(subcmd_check *k, const sgc_cond *at, const char *name, uint32_t len)
+{
+    if (len == 0 || ntab_find(&k->warned, name, len))
+        return;
+    const named *d = ntab_find(&k->decls, name, len);
+    if (d && declares_dests(d->ptr))
+        return;
+    if (ntab_add(&k->warned, name, len, NULL, 0) < 0) {
+        sgc_oom(k->s->c);
+        return;
+    }
+    char what[700], note[900];
+    if (k->rule)
+        snprintf(what, sizeof what, "rule %s", k->rule->id);
+    else
+        snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+    snprintf(note, sizeof note, "only its words that are URLs are places it connects to ('%.*s evil.test 80' has "
+             "none), so the rule misses; say which operands or options name one: command %.*s { url operands } "
+             "(or remote operands, host operand, url { OPTS }), or test 'host only', which a line without a "
+             "known destination never satisfies", (int)len, name, (int)len, name);
+    sgc_warning_note(k->s->c, at->loc, note, "%s tests where '%.*s' connects, and no declaration says which of "
+                     "its operands or options name a place", what, (int)len, name);
+}
+
 /* Warn about each program c names (`program` tests, through `and`/`or`; not
  * under `not`), for the subcommand or option-value test at. */
 static void programs_named(subcmd_check *k, const sgc_cond *c, const sgc_cond *at)
@@ -763,7 +802,9 @@ static void programs_named(subcmd_check *k, const sgc_cond *c, const sgc_cond *a
         const char *name = ls->items[i]->text;
         uint32_t len = ls->items[i]->len;
         const char *slash = memrchr(name, '/', len);
-        if (at->kind == SGC_C_OPTION_VAL && slash)
+        if (at->kind == SGC_C_DEST)
+            warn_dest(k, at, slash ? slash + 1 : name, slash ? len - (uint32_t)(slash + 1 - name) : len);
+        else if (at->kind == SGC_C_OPTION_VAL && slash)
             warn_option_value(k, at, slash + 1, len - (uint32_t)(slash + 1 - name));
         else if (at->kind == SGC_C_OPTION_VAL)
             warn_option_value(k, at, name, len);
@@ -790,6 +831,10 @@ static void find_subcommands(subcmd_check *k, const sgc_cond *c, const conj_ctx 
     case SGC_C_NOT:
         find_subcommands(k, c->a, ctx);
         return;
+    case SGC_C_DEST:
+        if (c->form & SGT_DEST_ONLY)
+            return;
+        /* fall through */
     case SGC_C_SUBCOMMAND:
     case SGC_C_OPTION_VAL:
         for (const conj_ctx *x = ctx; x; x = x->up)

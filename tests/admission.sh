@@ -7,6 +7,7 @@
 # usage: admission.sh SHELLGATE
 set -u
 SG=$1
+SRC=${2:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/cfg" XDG_STATE_HOME="$T/xdg"
@@ -327,6 +328,24 @@ run 126 "run --team: the team is full" "$SG" run -p "$T/tm.rules" --state "$TS" 
 has "$T/err" "(deny, rule limit:team)" "run: refused by the team"
 run 0 "the hook's snippet keeps --team" "$SG" hook claude-code -p "$T/tm.rules" --team ops --print-config
 has "$T/out" "--team 'ops'" "--print-config repeats --team"
+
+# ---- the worked deployment pack's limit (docs/language.md "Writing a deployment pack"):
+# what its relax lifted is counted, 60 a minute
+if [ -n "$SRC" ]; then
+    AP="$SRC/tests/packs/deploy/acme_default.rules"
+    AS="$T/acme.state"
+    i=0
+    at 5000
+    while [ $i -lt 60 ]; do
+        "$SG" check -p "$AP" --state "$AS" -- 'curl -s https://git.corp.example/api/x' >/dev/null 2>&1 || break
+        i=$((i + 1))
+    done
+    [ $i -eq 60 ] && ok || bad "acme: curl admitted $i times, want 60"
+    at 5030; run 75 "acme: the 61st curl in the minute" "$SG" check -p "$AP" --state "$AS" -- 'curl -s https://git.corp.example/api/x'
+    has "$T/out" "at most 60 curl calls a minute" "acme: the limit's message"
+    run 0 "acme: other commands are not counted" "$SG" check -p "$AP" --state "$AS" -- 'ls -la'
+    at 5061; run 0 "acme: a minute later" "$SG" check -p "$AP" --state "$AS" -- 'curl -s https://git.corp.example/api/x'
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

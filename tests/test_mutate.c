@@ -225,7 +225,14 @@ static const char *const stub =
     "fi\n"
     "line=$n\n"
     "for a in \"$@\"; do for p in $M; do [ \"$a\" = \"${p%%=*}\" ] && a=${p#*=}; done;"
-    " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac; line+=\" <$a>\"; done\n"
+    " case $a in /*|./*|../*) a=$(/usr/bin/realpath -m -- \"$a\");; esac;"
+    /* a URL as the place it names: scheme and host in lower case, no trailing dot,
+     * no user, no port the scheme has anyway (the url transformation's meaning) */
+    " if [[ $a =~ ^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)$ ]]; then"
+    " us=${BASH_REMATCH[1],,}; uh=${BASH_REMATCH[2]##*@}; ur=${BASH_REMATCH[3]}; uh=${uh,,}; up=;"
+    " if [[ $uh == *:* ]]; then up=${uh##*:}; uh=${uh%:*}; fi; uh=${uh%.};"
+    " case $us:$up in https:443|http:80) up=;; esac; a=\"$us://$uh${up:+:$up}$ur\"; fi;"
+    " line+=\" <$a>\"; done\n"
     "[ -f /dev/stdin ] && line+=\" stdin:$(/usr/bin/head -c 64 | /usr/bin/tr -d '\\n')\"\n"
     "printf '%s\\n' \"$line\" >>\"$SGM_LOG\"\n"
     "printf '%s-out\\n' \"$n\"\n";
