@@ -974,6 +974,8 @@ static int cmd_fuzz(int argc, char **argv)
         fz_cmd *c = &set.v[i];
         sgr_opts so = { c->cwd ? c->cwd : SG_TEST_CWD, NULL, 0, SG_TEST_HOME };
         sgr_ctx_set_platform(ctx, c->platform);
+        sgr_platform pl = sgr_platform_resolve(c->platform);
+        mo.fold_case = pl == SGR_PLATFORM_WINDOWS ? 2 : pl == SGR_PLATFORM_MACOS;
         const sgr_result *r = sgr_eval(ctx, c->cmd, strlen(c->cmd), &so);
         uint32_t base = r->decision;
         char base_rule[300];

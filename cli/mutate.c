@@ -2064,6 +2064,60 @@ static int t_url(const line *l, uint64_t *rng, char **out)
     return splice_sb(l, w->span.off, w->span.off + w->span.len, &rep, out);
 }
 
+/* ---- program names on case-folding platforms --------------------------------------
+ * Where the filesystem folds case (APFS, NTFS), `RM` finds /bin/rm: the program's
+ * name in capitals, with only its first letter in capitals, or on windows with a
+ * .exe or .EXE.  Not a keyword or a builtin: bash finds those by their own
+ * spelling. */
+static int t_prog_case(const line *l, const sgm_opts *o, uint64_t *rng, char **out)
+{
+    size_t n = 0, want = 0;
+    const sgr_word *pick = NULL;
+    for (int pass = 0; pass < 2 && !pick; pass++) {
+        if (pass == 1) {
+            if (!n)
+                return 0;
+            want = rnd(rng, n);
+        }
+        size_t k = 0;
+        for (uint32_t i = 0; i < l->cl.nseg && !pick; i++) {
+            const sgr_segment *s = &l->cl.seg[i];
+            if (!seg_ok(l, s) || !s->argc)
+                continue;
+            const sgr_word *w = &s->argv[0];
+            int lettered = 0;
+            for (uint32_t j = 0; j < w->len; j++)
+                lettered |= w->text[j] >= 'a' && w->text[j] <= 'z';
+            if (!lettered || memchr(w->text, '/', w->len) || !word_respellable(l, w, 1)
+                || in_list(w->text, w->len, builtins) || in_list(w->text, w->len, keywords))
+                continue;
+            if (pass == 0)
+                n++;
+            else if (k++ == want)
+                pick = w;
+        }
+    }
+    /* a .exe only once: Git Bash drops one (GIT.EXE.exe is another file) */
+    int has_exe = pick->len > 4 && strncasecmp(pick->text + pick->len - 4, ".exe", 4) == 0;
+    int way = (int)rnd(rng, o->fold_case == 2 && !has_exe ? 3 : 2);
+    sb nw = { 0 };
+    for (uint32_t j = 0; j < pick->len; j++) {
+        char c = pick->text[j];
+        if ((way == 0 || (way == 1 && j == 0)) && c >= 'a' && c <= 'z')
+            c = (char)(c - 32);
+        sb_ch(&nw, c);
+    }
+    if (way == 2)
+        sb_str(&nw, rnd(rng, 2) ? ".EXE" : ".exe");
+    char *text;
+    if (sb_done(&nw, &text) < 0)
+        return -1;
+    sb rep = { 0 };
+    spell_plain(&rep, text, strlen(text), 1);
+    sg_free(text);
+    return splice_sb(l, pick->span.off, pick->span.off + pick->span.len, &rep, out);
+}
+
 int sgm_keeps_output(sgm_transform t)
 {
     return !(t == SGM_ARITH_EXPR || t == SGM_ARITH_NAME || t == SGM_HEREDOC_BODY);
@@ -2454,6 +2508,9 @@ int sgm_apply(sgm_transform t, const char *cmd, size_t len, const sgm_opts *o, u
         break;
     case SGM_URL:
         r = t_url(&l, rng, out);
+        break;
+    case SGM_PROG_CASE:
+        r = o->fold_case ? t_prog_case(&l, o, rng, out) : 0;
         break;
     default:
         r = 0;

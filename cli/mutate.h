@@ -56,7 +56,8 @@
     X(PATH_GLOB,    "path-glob",    "a path operand as a glob that matches only it: /e[t]c/x (existing paths)") \
     X(PATH_BRACE,   "path-brace",   "a path operand as a brace expansion of one word: {/etc/x,}") \
     X(PATH_EXPAND,  "path-expand",  "a path operand built at run time: /etc/sha$(printf d)ow, \"$HOME\"/x for ~/x") \
-    X(URL,          "url",          "a URL to the same place: scheme and host in capitals, a trailing dot, the scheme's own port, a user")
+    X(URL,          "url",          "a URL to the same place: scheme and host in capitals, a trailing dot, the scheme's own port, a user") \
+    X(PROG_CASE,    "program-case", "the program's name in other case: RM, Rm, and RM.EXE on windows (only where the platform folds case)")
 
 typedef enum {
 #define X(id, name, doc) SGM_##id,
@@ -90,6 +91,10 @@ typedef struct sgm_opts {
     size_t nlongopts;
     unsigned (*optkind)(void *ud, const char *prog, size_t plen, const char *opt, size_t olen);
     void *ud;
+    /* The platform finds programs by name folded to lower case (1: macos), and
+     * also with a trailing .exe dropped (2: windows); 0: as written, and
+     * program-case makes nothing (runtime/unwrap.h "platforms"). */
+    int fold_case;
 } sgm_opts;
 
 #define SGM_OPT_VALUE 1u

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -577,8 +578,37 @@ int main(void)
             fprintf(stderr, "FAIL the sample itself does not run cleanly: %s\n%s", cmd, err);
             failures++;
         }
+        /* program-case names a program only a case-folding filesystem finds (RM for
+         * rm): bash here cannot run it, so it is checked by its text: the same
+         * line but for the case of a program's name and a .exe after it */
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            sgm_opts fo = o;
+            fo.fold_case = 2;
+            uint64_t rng = seed * 104729;
+            char *v;
+            int r = sgm_apply(SGM_PROG_CASE, cmd, strlen(cmd), &fo, &rng, &v);
+            if (r < 0)
+                return 1;
+            if (r == 0)
+                continue;
+            applied[SGM_PROG_CASE]++;
+            checked++;
+            char *x = strdup(v), *e = x ? strstr(x, ".EXE") : NULL;
+            if (x && !e)
+                e = strstr(x, ".exe");
+            if (e)
+                memmove(e, e + 4, strlen(e + 4) + 1);
+            if (!x || strcasecmp(x, cmd) != 0 || (strcmp(x, cmd) == 0 && !e)) {
+                fprintf(stderr, "FAIL program-case made more than another case of a name:\n  original: %s\n  variant:  %s\n", cmd, v);
+                failures++;
+            }
+            free(x);
+            sg_free(v);
+        }
         /* each transformation alone, from a few seeds */
         for (int t = 0; t < SGM__COUNT; t++) {
+            if (t == SGM_PROG_CASE)
+                continue;
             for (uint64_t seed = 1; seed <= 2; seed++) {
                 uint64_t rng = seed * 7919 + (uint64_t)t;
                 char *v;

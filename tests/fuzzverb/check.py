@@ -11,7 +11,8 @@ the line, in a delimiter form bash ends), path-up/path-dot/path-slash (other nam
 of the same file), and, from the declarations of which options take a value,
 opt-join (kubectl -n=prod, which `arg prod` does not see as the value prod) and
 option-move (-n prod moved before the subcommand, which `arg at 1` tests), and url (a
-URL spelled to the same place, which a regex over its text misses).  strong.rules is the same pack written by meaning, and fuzzing
+URL spelled to the same place, which a regex over its text misses), and, under the
+#platform macos of macos.cases, program-case (RM, which finds rm there).  strong.rules is the same pack written by meaning, and fuzzing
 it must report nothing, from several seeds: what weak.rules shows is the
 weakness of its rules, not noise of the fuzzer.
 """
@@ -23,9 +24,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def fuzz(sg, pack, seed, most):
+def fuzz(sg, pack, seed, most, cases=None):
     r = subprocess.run([sg, "fuzz", "--seed", str(seed), "--max", str(most), "--json",
-                        os.path.join(HERE, pack)], capture_output=True, text=True)
+                        os.path.join(HERE, pack)] + ([os.path.join(HERE, cases)] if cases else []),
+                       capture_output=True, text=True)
     if r.returncode not in (0, 1):
         sys.exit("fuzz %s exited %d: %s" % (pack, r.returncode, r.stderr))
     j = json.loads(r.stdout)
@@ -73,6 +75,21 @@ def main():
     for f in j["findings"]:
         if f["rule"] == "weak:kube_arg" and f["chain"] == "opt-join" and "-n=prod" not in f["variant"]:
             print("FAIL opt-join got around kube_arg otherwise than by -n=prod: %s" % f["variant"])
+            failed += 1
+    # on a platform that folds case (macos.cases: #platform macos), RM finds rm: a rule
+    # on argv[0] as written misses it, `program` does not
+    m = fuzz(sg, "weak.rules", 1, 64, "macos.cases")
+    if not any(f["rule"] == "weak:argv0_text" and "program-case" in f["chain"].split(" > ")
+               for f in m["findings"]):
+        print("FAIL fuzz of weak.rules under #platform macos found no program-case variant getting around argv0_text")
+        failed += 1
+    for f in fuzz(sg, "weak.rules", 1, 64)["findings"]:
+        if "program-case" in f["chain"]:
+            print("FAIL program-case on linux, which finds programs as written: %s" % f)
+            failed += 1
+    for seed in (1, 2):
+        for f in fuzz(sg, "strong.rules", seed, 200, "macos.cases")["findings"]:
+            print("FAIL strong.rules under macos, seed %d: %s -> %s by %s" % (seed, f["command"], f["variant"], f["chain"]))
             failed += 1
     for seed in (1, 2, 3):
         s = fuzz(sg, "strong.rules", seed, 200)
