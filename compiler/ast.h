@@ -146,11 +146,11 @@ static inline int sgc_clause_takes_value(sgc_clause_kind k)
     return SGC_VALUE_CLAUSES(X) 0;
 #undef X
 }
-_Static_assert(SGC_CL_URL_UNKNOWN < 32, "a value clause is a bit of a mask");
-static inline uint32_t sgc_value_clause_mask(void)
+_Static_assert(SGC_CL_HOST_OP < 64, "a clause kind is a bit of a 64-bit mask");
+static inline uint64_t sgc_value_clause_mask(void)
 {
-#define X(id) 1u << SGC_CL_##id |
-    return SGC_VALUE_CLAUSES(X) 0u;
+#define X(id) 1ull << SGC_CL_##id |
+    return SGC_VALUE_CLAUSES(X) 0ull;
 #undef X
 }
 

@@ -494,9 +494,9 @@ static int cmp_pspec(const void *a, const void *b)
 
 /* The sorted, distinct words of d's clauses of kind k (and of kind k2, when not
  * k: a `text` option takes a value too) as a PROGOPTS slice. */
-/* The words of d's clauses whose kind is in mask (1u << sgc_clause_kind), sorted
+/* The words of d's clauses whose kind is in mask (1ull << sgc_clause_kind), sorted
  * and deduplicated, as one PROGOPTS slice. */
-static void emit_optlist_kinds(emitter *e, const sgc_progdecl *d, uint32_t mask, uint32_t *off, uint32_t *len)
+static void emit_optlist_kinds(emitter *e, const sgc_progdecl *d, uint64_t mask, uint32_t *off, uint32_t *len)
 {
     const char *tmp[512];
     uint32_t n = 0;
@@ -530,7 +530,7 @@ static void emit_optlist_kinds(emitter *e, const sgc_progdecl *d, uint32_t mask,
 static void emit_optlist(emitter *e, const sgc_progdecl *d, sgc_clause_kind k, sgc_clause_kind k2,
                          uint32_t *off, uint32_t *len)
 {
-    emit_optlist_kinds(e, d, 1u << k | 1u << k2, off, len);
+    emit_optlist_kinds(e, d, 1ull << k | 1ull << k2, off, len);
 }
 
 static int emit_progspecs(emitter *e)
