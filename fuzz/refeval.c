@@ -3101,6 +3101,9 @@ static void ref_read_dests(sg_ref *ref, uint32_t si, ref_dests *d)
     const sgr_segment *s = &ref->r->cl.seg[si];
     const sgr_norm *nm = &ref->r->norm[si];
     uint64_t cl = nm->prog.len ? sgc_checked_prog_clauses(ref->k, nm->prog.s, nm->prog.len) : 0;
+    /* words the line does not show (xargs, a dynamic segment): an unknown place */
+    if (s->flags & (SGR_SEG_MOREARGS | SGR_SEG_DYNAMIC))
+        dest_add(d, "", 0, 0, SGR_DEST_UNKNOWN);
     /* every word given that is a URL, whole or after its first '=' */
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];

@@ -3791,7 +3791,8 @@ static int writes_where(sgr_ctx *c, uint32_t si, uint32_t a)
  * --opt=VALUE, an option's value, an assignment's value) that is a URL; each operand of a program declared `url operands` (curl: a URL or
  * host[/path]), `remote operands` (git: a URL or host:path) or `host operand`
  * (ssh: its first); each value of a `url { OPTS }` option, and, unknown, each of
- * a `url unknown { OPTS }` one (curl -K FILE); and each proxy a *_proxy variable
+ * a `url unknown { OPTS }` one (curl -K FILE), and one for the arguments of a
+ * moreargs or dynamic segment; and each proxy a *_proxy variable
  * or a *.proxy setting (git -c http.proxy=H) set anywhere on the line names (a
  * program connects through it). */
 
@@ -3837,10 +3838,12 @@ static int read_dests(sgr_ctx *c, uint32_t si)
             cap64 += c->res.cl.seg[j].nassigns + c->res.cl.seg[j].argc;
     if (cap64 > UINT32_MAX / sizeof *nm->dests)
         return -1;
-    uint32_t cap = (uint32_t)cap64;
-    if (!cap)
-        return 0;
+    uint32_t cap = (uint32_t)cap64 + 1;
     if (!(nm->dests = sg_arena_alloc(&c->arena, sizeof *nm->dests * cap)))
+        return -1;
+    /* arguments the line does not show (xargs curl URL), or words not known at all:
+     * some place nothing is known of */
+    if ((s->flags & (SGR_SEG_MOREARGS | SGR_SEG_DYNAMIC)) && add_dest(c, nm, cap, "", 0, 0, SGR_DEST_UNKNOWN) < 0)
         return -1;
     for (uint32_t i = 1; i < s->argc; i++) {
         const sgr_word *w = &s->argv[i];

@@ -41,7 +41,9 @@ for p in default readonly gaia ironclaw; do
     roundtrip "$p" "$p" "$SRC/tests/packs/$p.cases"
 done
 for f in "$SRC"/tests/packs/deploy/*.rules; do
-    roundtrip "deploy_$(basename "$f" .rules)" "$f"
+    c=${f%.rules}.cases
+    [ -f "$c" ] || c=
+    roundtrip "deploy_$(basename "$f" .rules)" "$f" "$c"
 done
 roundtrip example "$SRC/docs/example.rules" "$SRC/docs/example.cases"
 # limits per agent and per team (the header's team-limits flag), in text and table
