@@ -8,6 +8,22 @@
 #include <string.h>
 #include "parse.h"
 #include "grammar.h"
+#include "keywords.h"
+
+/* The token of keyword w[0..n), 0: none (compiler/keywords.h).  Most words are no
+ * keyword and differ from every one in length or first letter. */
+static int keyword(const char *w, size_t n)
+{
+    static const struct { const char *text; uint8_t len; int tok; } kw[] = {
+#define X(tok, text) { text, sizeof text - 1, TK_##tok },
+        SGC_KEYWORDS(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+        if (kw[i].len == n && kw[i].text[0] == w[0] && memcmp(kw[i].text, w, n) == 0)
+            return kw[i].tok;
+    return 0;
+}
 
 static sgc_tok mk(sgc_lexer *lx, const char *s, const char *e)
 {
@@ -107,93 +123,6 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
             return TK_REGEX;
         }
 
-        "pack"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PACK; }
-        "version"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_VERSION; }
-        "use"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_USE; }
-        "hooks"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HOOKS; }
-        "default"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_DEFAULT; }
-        "set"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SET; }
-        "allow"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ALLOW; }
-        "ask"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ASK; }
-        "deny"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_DENY; }
-        "hint"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HINT; }
-        "program"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PROGRAM; }
-        "subcommand"  { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SUBCOMMAND; }
-        "option"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPTION; }
-        "flag"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_FLAG; }
-        "flags"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_FLAG; }
-        "arg"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARG; }
-        "at"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_AT; }
-        "argc"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGC; }
-        "path"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PATH; }
-        "outside"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OUTSIDE; }
-        "workspace"   { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WORKSPACE; }
-        "inside"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_INSIDE; }
-        "is"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_IS; }
-        "operands"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERANDS; }
-        "copies"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_COPIES; }
-        "links"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LINKS; }
-        "host"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HOST; }
-        "url"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_URL; }
-        "scheme"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCHEME; }
-        "port"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PORT; }
-        "only"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ONLY; }
-        "remote"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REMOTE; }
-        "unknown"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_UNKNOWN; }
-        "redirect"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_REDIRECT; }
-        "writes"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WRITES; }
-        "reads"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_READS; }
-        "to"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_TO; }
-        "from"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_FROM; }
-        "assigns"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ASSIGNS; }
-        "value"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_VALUE; }
-        "piped"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PIPED; }
-        "dynamic"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_DYNAMIC; }
-        "lua"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LUA; }
-        "text"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_TEXT; }
-        "contains"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CONTAINS; }
-        "matches"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MATCHES; }
-        "and"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_AND; }
-        "or"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OR; }
-        "not"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_NOT; }
-        "in"          { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_IN; }
-        "all"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ALL; }
-        "any"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ANY; }
-        "wrapper"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WRAPPER; }
-        "command"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_COMMAND; }
-        "skip"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SKIP; }
-        "script"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCRIPT; }
-        "exec"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_EXEC; }
-        "end"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_END; }
-        "runs"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_RUNS; }
-        "nothing"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_NOTHING; }
-        "assignments" { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ASSIGNMENTS; }
-        "permute"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PERMUTE; }
-        "join"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_JOIN; }
-        "moreargs"    { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MOREARGS; }
-        "module"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_MODULE; }
-        "project"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PROJECT; }
-        "scripts"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SCRIPTS; }
-        "subcommands" { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_SUBCOMMANDS; }
-        "relax"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_RELAX; }
-        "lookup"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LOOKUP; }
-        "argv0"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_ARGV0; }
-        "code"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CODE; }
-        "stdin"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_STDIN; }
-        "expands"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_EXPANDS; }
-        "tree"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_TREE; }
-        "heredoc"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_HEREDOC; }
-        "operand"     { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_OPERAND; }
-        "unless"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_UNLESS; }
-        "limit"       { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LIMIT; }
-        "per"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_PER; }
-        "when"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_WHEN; }
-        "test"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_TEST; }
-        "rule"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_RULE; }
-        "cwd"         { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_CWD; }
-        "nested"      { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_NESTED; }
-        "line"        { *tok = mk(lx, start, YYCURSOR); lx->cur = YYCURSOR; return TK_LINE; }
-
         id ":" / [ \t\r\n\f\v] {
             *tok = mk(lx, start, YYCURSOR - 1);
             lx->cur = YYCURSOR;
@@ -203,6 +132,9 @@ int sgc_lex(sgc_lexer *lx, sgc_comp *c, sgc_tok *tok)
         word {
             *tok = mk(lx, start, YYCURSOR);
             lx->cur = YYCURSOR;
+            int kw = keyword(start, (size_t)(YYCURSOR - start));
+            if (kw)
+                return kw;                  /* a word that is a keyword is its token */
             for (const char *p = start; p < YYCURSOR; p++)
                 if (*p == '*' || *p == '?' || *p == '[')
                     tok->flags |= SGC_TOKF_GLOB;
