@@ -506,6 +506,28 @@ static void check_cond(sema *s, sgc_cond *c)
         lower_matcher(s, c->set, SGT_SETK_MATCH);
         lower_matcher(s, c->set2, SGT_SETK_MATCH);
         return;
+    case SGC_C_DEST: {
+        lower_matcher(s, c->set, SGT_SETK_MATCH);
+        /* hosts and schemes are matched in lower case: a word in capitals never is */
+        uint32_t f = c->form & ~SGT_DEST_ONLY;
+        if ((f != SGT_DEST_HOST && f != SGT_DEST_SCHEME) || !c->set || c->set->set_index < 0)
+            return;
+        const sgc_lset *ls = &s->p->sets[c->set->set_index];
+        for (uint32_t i = 0; i < ls->nitems; i++) {
+            const sgc_item *it = ls->items[i];
+            if (it->kind == SGC_ITEM_REGEX || it->icase)
+                continue;
+            for (uint32_t k = 0; k < it->len; k++)
+                if (it->text[k] >= 'A' && it->text[k] <= 'Z') {
+                    sgc_warning_note(s->c, it->loc, "a destination's host and scheme are matched in lower case "
+                                     "(HTTPS://Git.Corp.Example/ has the host git.corp.example): write it so",
+                                     "'%.*s' has capitals, so no %s matches it", (int)it->len, it->text,
+                                     f == SGT_DEST_HOST ? "host" : "scheme");
+                    break;
+                }
+        }
+        return;
+    }
     default:
         lower_matcher(s, c->set, SGT_SETK_MATCH);
         return;
