@@ -10,53 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "eval.h"
-#include "dest.h"
-#include "unwrap.h"
-#include "state.h"
-#include "hook_lua.h"
-#include "pathcache.h"
-#include "pathgroup.h"
-#include "pathpat.h"
-#include "shexpand.h"
-#include "common/alloc.h"
-
-/* One rule of a walk: the rule, the features it needs (c->need), and where
- * run() starts (see implied_of; WALK_PROVED: the index proves the rule). */
-typedef struct sgr_walk {
-    uint32_t rule;
-    uint16_t need;
-    uint16_t from;
-} sgr_walk;
-
-#define WALK_PROVED UINT16_MAX
-
-typedef struct sgr_walk_prog {
-    uint32_t off, n1;                   /* its walk: walk[off..off + n1 - 1), once
-                                         * merged (walk_for); n1 0: not yet */
-} sgr_walk_prog;
-
-/* A message template as fill reads it: pieces of literal text and placeholders,
- * each placeholder with its own text for when it has no value to stand for. */
-enum {
-    PIECE_TEXT,
-#define X(id, name) PIECE_##id,
-    SGT_PLACEHOLDERS(X)
-#undef X
-};
-
-typedef struct sgr_piece {
-    const char *s;
-    uint32_t len;
-    uint32_t kind;
-} sgr_piece;
-
-typedef struct sgr_tmpl {
-    size_t len;                         /* strlen of the template (once parsed) */
-    uint32_t off, n;                    /* pieces[off..off + n) */
-    int parsed;                         /* 0: not yet; 1: parsed; -1: no room left in
-                                         * pieces, the generic fill */
-} sgr_tmpl;
+#include "eval_int.h"
 
 static const char DYN_MSG[] = "'{program}' cannot be checked before it runs: {reason}";
 
@@ -83,134 +37,8 @@ typedef struct sgr_mkres {
                                          * cwd; the path through it is read as a pattern */
 } sgr_mkres;
 
-static int build_tmpls(sgr_ctx *c);
 static int part_relative(const char *w, uint32_t flags);
 
-struct sgr_ctx {
-    const sgr_table *t;
-    sg_arena arena;
-    sgr_result res;
-    sgr_sh_limits lim;
-    sgr_trace_fn trace;
-    void *trace_ud;
-    sgr_platform platform;              /* how program names are read (unwrap.h) */
-    /* per-call state */
-    const char *line;
-    size_t len;
-    const sgr_opts *opts;
-    const char **roots;                 /* resolved this call */
-    uint32_t nroots;
-    /* lstat answers, checked against inotify and the mount table once a call
-     * (runtime/pathcache.h): the cwd, roots and every path operand are resolved
-     * afresh on every call, and cost a system call only when something changed */
-    sgr_pcache *pc;                     /* made by the second call (see sgr_eval) */
-    int pc_begun;                       /* sgr_pc_begin done for this call */
-    uint64_t ncalls;
-    const char *rcwd;                   /* the caller's cwd, resolved this call */
-    uint64_t cwd_epoch;                 /* resolve_cwd's last answer, valid while the
-                                         * path cache's epoch is this (0: none) */
-    char cwd_in[256], cwd_out[256];
-    uint32_t cwd_outl;
-    uint32_t rcwdl;
-    /* `path inside` per set outside the path group: its automaton over the resolved
-     * cwd most paths start with, run once a call (pm_call[set] == ncalls); each path
-     * resumes from the state after it */
-    uint64_t *pm_call;
-    uint32_t *pm_state;
-    uint8_t *pm_hit;
-    uint16_t *wmax;                     /* [nsets] longest word + 1, 0: not yet measured */
-    uint8_t *tilde;                     /* [nsets] has a word "~" or "~/...": the caller's
-                                         * home, for path conditions (tilde_words);
-                                         * TILDE_*, worked out on first use */
-    const char *rhome;                  /* the caller's home resolved, when rhome_call ==
-                                         * ncalls (NULL: none) */
-    uint32_t rhomel;
-    uint64_t rhome_call;
-    uint64_t sets_home_call;            /* == ncalls: sets_home is this line's */
-    int sets_home;
-    uint64_t loop_call;                 /* == ncalls: loop_ok and loop_hdr are this line's */
-    int loop_ok;
-    uint32_t nloop_hdr;
-    uint32_t loop_hdr[16];              /* its for/select headers (loop_line) */
-    /* files made on the line (made_files): each made name resolved, with what a
-     * link made there points to; the walk follows them while mk_mode is 1 (the
-     * target as a symlink reads it) or 2 (as a copy or hard link: from the cwd),
-     * for paths of segments after the one that makes them (mk_seg) */
-    struct sgr_mkres *mk;
-    uint32_t nmk;
-    /* folds(): the last answers, valid while the path cache's epoch is theirs */
-    struct { char dir[256]; uint32_t len; uint64_t epoch; int fold; } fold_memo[4];
-    uint32_t fold_next;
-    int mk_mode, mk_used, mk_glob;
-    uint32_t mk_pick, mk_radix;             /* made_link's choice among names made twice */
-    int mk_part_ok;                     /* the walk may splice a link to a partly known
-                                         * word (add_one_path); elsewhere it is lost */
-    uint32_t mk_pflags;                 /* the walk spliced one: its word's flags */
-    int mk_depth;                       /* splice_patterns calls under way */
-    uint32_t mk_seg;
-    int funcdefs;                       /* the line defines a shell function: a program
-                                         * name may be one, so nothing is text */
-    uint32_t *dmin;                     /* [ndfas] shortest string the automaton accepts
-                                         * + 1, DMIN_NEVER: none, 0: not yet measured */
-    uint8_t *dlow;                      /* [ndfas] see dfa_low; valid once dmin is */
-    uint32_t *bfs_queue;                /* [largest nstates] dfa_min's scratch */
-    uint8_t *bfs_seen;
-    /* `path inside` over the automata of every set a rule checks paths against, in
-     * one run a path (runtime/pathgroup.h); made on first use, NULL: one run a set */
-    uint32_t *pg_mask;                  /* [nsets] the group's bits for the set, 0: none */
-    uint32_t pg_union;                  /* the bits of every set the group decides alone */
-    uint8_t *pg_full;                   /* [nsets] the group decides the set alone: its
-                                         * automaton and its exact words are in it */
-    const sgr_dfa *pg_dfas[SGR_PG_MAX];
-    uint32_t pg_n;
-    sgr_pg_trie *pg_tries;              /* [SGR_PG_MAX] automata of sets' exact words */
-    uint32_t pg_ntries;
-    sgr_pgroup *pg;
-    int pg_tried;
-    uint64_t pg_call;                   /* == ncalls: pg_cwd_* are for this call */
-    uint32_t pg_cwd_st, pg_cwd_hit;     /* the group's state and mask after the cwd */
-    int pg_cwd_ok;
-    uint64_t *pw_call;                  /* [nsets] the exact words over the cwd, a call */
-    uint8_t *pw_hit;
-    sgr_sv m_option, m_arg, m_path;    /* what the last predicate matched */
-    /* Lua hooks: one sandboxed state per context, made on first use */
-    sgr_hooks *hooks;
-    int hooks_failed;
-    char hooks_err[256];
-    int ov_set, herr;                   /* the rule being run: a hook decided / failed */
-    uint32_t ov_dec;
-    const char *ov_msg;
-    const char **seg_msg;               /* per segment: a hook's message for its decider */
-    int8_t text_cache[64];              /* TEXT set results for the line: -1 unknown */
-    uint16_t *need;                     /* [nrules] segment features each rule needs (F_*),
-                                         * NEED_UNKNOWN until first used (need_of) */
-    char short_opt[128][3];             /* "-x" for every ASCII x: a cluster's options */
-    sgr_strfilt *wf;                    /* [nsets] the set's exact words by length and
-                                         * first byte, made on first use (lens 0: not
-                                         * yet; a set with words has a length bit) */
-    uint8_t *implied;                   /* [nrules] IMPLIED_*, see implied_of */
-    uint32_t *nfiled;                   /* [nrules] how many of the index's buckets
-                                         * list each rule */
-    uint32_t nprogs;                    /* segments of this call that run a program */
-    /* decide_segment's walks (see build_walks): per program the index names, its
-     * rules merged with the any list, found through a hash of the names */
-    sgr_walk *walk;                     /* every walk back to back; walk[0..nany) is
-                                         * the any list alone */
-    uint32_t nany;
-    sgr_walk_prog *wprog;               /* [nbuckets] by the index's bucket of the name */
-    uint32_t walk_used;                 /* walk[0..walk_used) holds the walks built */
-    int walk_merged;                    /* 0: the walks were too large to keep; each
-                                         * is merged into walk_tmp when used */
-    sgr_walk *walk_tmp;                 /* [longest list + nany] when !walk_merged */
-    size_t walk_budget;                 /* code words rule_needs may still look at
-                                         * for walks (walk_merge) */
-    /* messages, parsed when first filled (tmpl_for): [nrules] the rules', then
-     * the default's and DYN_MSG */
-    sgr_tmpl *tmpl;
-    sgr_piece *pieces;                  /* [PIECES_MAX] */
-    size_t npieces;                     /* in use */
-    uint32_t code_set;                  /* the set named code_vars (state.h), SGT_NONE */
-};
 
 /* ---- rule pre-filter ----------------------------------------------------------
  * Most rules can only match a segment that has something: an option, an operand,
@@ -219,21 +47,6 @@ struct sgr_ctx {
  * then skips, without running it, a rule needing a feature the segment lacks.
  * The skip is exact, never a guess: a predicate needing an absent feature is false
  * in run() (ORDER OP: op_needs and run() must agree). */
-enum {
-    F_PROG = 1 << 0,      /* argc > 0 */
-    F_ARGS = 1 << 1,      /* argc > 1 (option values are argv words too) */
-    F_OPTS = 1 << 2,      /* an option */
-    F_SUB = 1 << 3,       /* an operand after the options */
-    F_PATHS = 1 << 4,     /* a path candidate: operand, option value, redirection, assignment */
-    F_REDIRS = 1 << 5,
-    F_ASSIGNS = 1 << 6,
-    F_OTHERS = 1 << 7,    /* another segment on the line runs a program */
-    F_DYN = 1 << 8,       /* the segment is dynamic */
-    F_PGHIT = 1 << 9,     /* a path is in some set the path group decides alone; known
-                           * only once the paths are resolved (decide_segment) */
-    F_ARGV0 = 1 << 10,    /* argv[0] is not the program's name (a path: /bin/rm) */
-    F_ALL = (1 << 11) - 1
-};
 
 static inline int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n);
 static int seg_expands(sgr_ctx *c, const sgr_segment *s, uint32_t b);
@@ -664,7 +477,7 @@ sgr_ctx *sgr_ctx_new(const sgr_table *t)
     for (uint32_t set = 0; set < t->nsets; set++)
         if (c->pg_full[set])
             c->pg_union |= c->pg_mask[set];
-    if (build_walks(c) < 0 || build_tmpls(c) < 0) {
+    if (build_walks(c) < 0 || sgr_msg_build_tmpls(c) < 0) {
         sgr_ctx_free(c);
         return NULL;
     }
@@ -4168,190 +3981,6 @@ static int seg_expands(sgr_ctx *c, const sgr_segment *s, uint32_t b)
     return 0;
 }
 
-/* ---- messages ---------------------------------------------------------------- */
-
-/* The piece of a template at p (*p != 0): a placeholder "{name}", or literal
- * text up to the next '{' after p (a brace naming no placeholder is text).
- * Returns its length; *kind is PIECE_*. */
-static size_t tmpl_next(const char *p, uint32_t *kind)
-{
-    const char *close = *p == '{' ? strchr(p, '}') : NULL;
-    *kind = PIECE_TEXT;
-    if (close) {
-        size_t k = (size_t)(close - p - 1);
-#define X(id, name) \
-        if (*kind == PIECE_TEXT && k == sizeof(name) - 1 && memcmp(p + 1, name, k) == 0) \
-            *kind = PIECE_##id;
-        SGT_PLACEHOLDERS(X)
-#undef X
-    }
-    if (*kind != PIECE_TEXT)
-        return (size_t)(close + 1 - p);
-    const char *q = strchr(p + 1, '{');
-    return q ? (size_t)(q - p) : strlen(p);
-}
-
-/* The pieces of template tmpl into out[0..max): their number, or SIZE_MAX when
- * they do not fit. */
-static size_t tmpl_parse(const char *tmpl, sgr_piece *out, size_t max)
-{
-    size_t np = 0;
-    for (const char *p = tmpl; *p; np++) {
-        if (np == max)
-            return SIZE_MAX;
-        uint32_t kind;
-        size_t k = tmpl_next(p, &kind);
-        out[np] = (sgr_piece){ p, (uint32_t)k, kind };
-        p += k;
-    }
-    return np;
-}
-
-/* Messages are parsed for fill as they are first filled (tmpl_for), into
- * a pool of PIECES_MAX pieces made with the context; a template that finds no
- * room left (thousands of rules have decided) stays for the generic fill. */
-#define PIECES_MAX ((size_t)1 << 14)
-
-static int build_tmpls(sgr_ctx *c)
-{
-    c->tmpl = sg_calloc((size_t)c->t->nrules + 2, sizeof *c->tmpl);
-    c->pieces = sg_malloc(sizeof *c->pieces * PIECES_MAX);
-    return c->tmpl && c->pieces ? 0 : -1;
-}
-
-/* Template i (a rule's message, then the default's and DYN_MSG) parsed into the
- * pool the first time it is filled: a context that decides once parses one. */
-static const sgr_tmpl *tmpl_for(sgr_ctx *c, uint32_t i, const char *text)
-{
-    sgr_tmpl *tp = &c->tmpl[i];
-    if (tp->parsed)
-        return tp;
-    size_t n = tmpl_parse(text, c->pieces + c->npieces, PIECES_MAX - c->npieces);
-    if (n == SIZE_MAX) {
-        tp->parsed = -1;                /* what it wrote is left for the next one */
-        return tp;
-    }
-    tp->len = strlen(text);
-    tp->off = (uint32_t)c->npieces;
-    tp->n = (uint32_t)n;
-    c->npieces += n;
-    tp->parsed = 1;
-    return tp;
-}
-
-/* What a piece of kind `kind` (its own text s[0..len)) stands for in the message
- * of segment si (-1: none).  Without a segment, {program} and {subcommand} stay
- * as written. */
-static inline __attribute__((always_inline)) sgr_sv piece_value(const sgr_ctx *c, uint32_t kind, const char *s,
-                                                               uint32_t len, int32_t si, const char *rule_id,
-                                                               const char *reason)
-{
-    const sgr_norm *nm = si >= 0 ? &c->res.norm[si] : NULL;
-    sgr_sv v = { s, len };
-    switch (kind) {
-    case PIECE_TEXT: break;
-    case PIECE_PROGRAM:
-        if (nm) {
-            const sgr_segment *sg = &c->res.cl.seg[si];
-            /* a dynamic name, or one given by path (./configure), as written */
-            if (sg->argc && ((sg->flags & SGR_SEG_DYNAMIC) || memchr(sg->argv[0].text, '/', sg->argv[0].len))) {
-                v.s = sg->argv[0].text;
-                v.len = sg->argv[0].len;
-            } else {
-                v = nm->prog;
-            }
-        }
-        break;
-    case PIECE_SUBCOMMAND:
-        if (nm)
-            v = nm->subcmd;
-        break;
-    case PIECE_OPTION: v = c->m_option; break;
-    case PIECE_ARG: v = c->m_arg.s ? c->m_arg : c->m_path; break;
-    case PIECE_PATH: v = c->m_path.s ? c->m_path : c->m_arg; break;
-    case PIECE_RULE:
-        v.s = rule_id;
-        v.len = (uint32_t)strlen(rule_id);
-        break;
-    default:
-        v.s = reason ? reason : "";
-        v.len = (uint32_t)strlen(v.s);
-        break;
-    }
-    if (!v.s)
-        v.len = 0;
-    return v;
-}
-
-/* A message being written in the arena. */
-typedef struct msg_buf {
-    char *out;
-    size_t n, cap;
-} msg_buf;
-
-static inline __attribute__((always_inline)) int msg_add(sgr_ctx *c, msg_buf *m, sgr_sv v)
-{
-    if (m->n + v.len + 1 >= m->cap) {
-        size_t nc = (m->n + v.len + 1) * 2;
-        char *no = sg_arena_grow(&c->arena, m->out, m->cap, nc);
-        if (!no)
-            return -1;
-        m->out = no;
-        m->cap = nc;
-    }
-    if (v.len)
-        memcpy(m->out + m->n, v.s, v.len);
-    m->n += v.len;
-    return 0;
-}
-
-/* Piece kind (its own text s[0..len)) added to m: {command} is {program}, then
- * " " and {subcommand} when the program's declaration says its first operand
- * names a subcommand (`subcommands`: 'git clone', not 'cat file'). */
-static int add_piece(sgr_ctx *c, msg_buf *m, uint32_t kind, const char *s, uint32_t len, int32_t si,
-                     const char *rule_id, const char *reason)
-{
-    if (kind != PIECE_COMMAND)
-        return msg_add(c, m, piece_value(c, kind, s, len, si, rule_id, reason));
-    if (si < 0)
-        return msg_add(c, m, (sgr_sv){ s, len });
-    const sgr_norm *nm = &c->res.norm[si];
-    if (msg_add(c, m, piece_value(c, PIECE_PROGRAM, s, len, si, rule_id, reason)) < 0)
-        return -1;
-    const sgt_progspec *ps = nm->prog.len ? sgr_table_progspec(c->t, nm->prog.s, nm->prog.len) : NULL;
-    if (!ps || !(ps->flags & SGT_PROG_SUBCOMMANDS) || !nm->subcmd.s || !nm->subcmd.len)
-        return 0;
-    return msg_add(c, m, (sgr_sv){ " ", 1 }) < 0 ? -1 : msg_add(c, m, nm->subcmd);
-}
-
-/* Fill the placeholders of tmpl ({program} {subcommand} {command} {option} {arg}
- * {path} {rule} {reason}) for segment si (-1: none); tp: tmpl parsed (tmpl_for), NULL
- * or unparsed (a hook's message, or no room was left): read here piece by piece,
- * the same way.  Out of memory: tmpl as it is. */
-static const char *fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32_t si, const char *rule_id,
-                        const char *reason)
-{
-    int parsed = tp && tp->parsed > 0;
-    msg_buf m = { NULL, 0, (parsed ? tp->len : strlen(tmpl)) + 256 };
-    if (!(m.out = sg_arena_alloc(&c->arena, m.cap)))
-        return tmpl;
-    if (parsed) {
-        for (const sgr_piece *pc = c->pieces + tp->off, *end = pc + tp->n; pc < end; pc++)
-            if (add_piece(c, &m, pc->kind, pc->s, pc->len, si, rule_id, reason) < 0)
-                return tmpl;
-    } else {
-        for (const char *p = tmpl; *p;) {
-            uint32_t kind;
-            size_t k = tmpl_next(p, &kind);
-            if (add_piece(c, &m, kind, p, (uint32_t)k, si, rule_id, reason) < 0)
-                return tmpl;
-            p += k;
-        }
-    }
-    m.out[m.n] = '\0';
-    return m.out;
-}
-
 /* Resolve the workspace roots (default: the cwd; a relative root is taken from
  * the cwd) the way operands are resolved, on every call. */
 static int resolve_roots(sgr_ctx *c, const sgr_opts *o, const char *cwd)
@@ -5454,7 +5083,7 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
     c->m_path = bp;
     const char *reason = bestseg >= 0 ? r->cl.seg[bestseg].dyn_reason : NULL;
     if (best == SGR_RULE_DYNAMIC) {
-        r->message = fill(c, DYN_MSG, tmpl_for(c, t->nrules + 1, DYN_MSG), bestseg, r->rule_id,
+        r->message = sgr_msg_fill(c, DYN_MSG, sgr_msg_tmpl_for(c, t->nrules + 1, DYN_MSG), bestseg, r->rule_id,
                           reason ? reason : "unknown");
         r->hint = "Write the command out literally: names and code that only exist when it runs cannot be checked.";
     } else if (best == SGR_RULE_NOTHING) {
@@ -5462,12 +5091,12 @@ static const sgr_result *eval_line(sgr_ctx *c, const char *line, size_t len, con
         r->hint = "";
     } else if (best == SGR_RULE_DEFAULT) {
         const char *dm = sgr_str(t, t->meta->default_msg);
-        r->message = fill(c, dm, tmpl_for(c, t->nrules, dm), bestseg, r->rule_id, reason);
+        r->message = sgr_msg_fill(c, dm, sgr_msg_tmpl_for(c, t->nrules, dm), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->meta->default_hint);
     } else {
         const char *hm = bestseg >= 0 ? c->seg_msg[bestseg] : NULL;
         const char *rm = sgr_str(t, t->rules[best].msg);
-        r->message = fill(c, hm ? hm : rm, hm ? NULL : tmpl_for(c, (uint32_t)best, rm), bestseg, r->rule_id, reason);
+        r->message = sgr_msg_fill(c, hm ? hm : rm, hm ? NULL : sgr_msg_tmpl_for(c, (uint32_t)best, rm), bestseg, r->rule_id, reason);
         r->hint = sgr_str(t, t->rules[best].hint);
     }
     return r;
