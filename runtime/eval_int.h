@@ -6,10 +6,16 @@
  * The stages and their files (sgr_eval, eval.c, calls them in this order):
  *   eval.c        the context's lifecycle, the rule pre-filter, what the index
  *                 proves, the walks, cwd and roots, decide_segment, sgr_eval
+ *   eval_norm.c   normalisation: argv split into options, values and operands
+ *   eval_paths.c  paths: resolved as the kernel walks them, streams, patterns,
+ *                 case-folding filesystems, modules, link texts, files made on
+ *                 the line
  *   eval_msg.c    messages: templates parsed once, filled per decision
  *
- * A function one file calls in another carries its file's prefix (sgr_msg_ for
- * eval_msg.c); libshellgate.so exports none of them (lib/shellgate.map). */
+ * A function one file calls in another carries its file's prefix (sgr_path_ for
+ * eval_paths.c, sgr_norm_, sgr_msg_); libshellgate.so exports none of them
+ * (lib/shellgate.map).  Small helpers called in hot loops are static inline here,
+ * so that the split costs no call. */
 #ifndef SGR_EVAL_INT_H
 #define SGR_EVAL_INT_H
 
@@ -204,6 +210,125 @@ enum {
     F_ARGV0 = 1 << 10,    /* argv[0] is not the program's name (a path: /bin/rm) */
     F_ALL = (1 << 11) - 1
 };
+
+/* ---- eval_paths.c ---- */
+
+/* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
+ * the path is the resolved cwd (not "/"), a '/' and more (set by add_one_path,
+ * which knows it without a comparison for most paths: path_mask resumes after
+ * the cwd). */
+#define PIN_RUN ((uint64_t)1 << 32)
+#define PIN_CWD ((uint64_t)1 << 33)
+
+/* Bounds that keep loop_words' lookups a constant cost each, so a line of many
+ * "$f" operands stays linear; a line past them reads no loop variable (its "$f"
+ * stays unknown).  The reference oracle (fuzz/refeval.c) holds the same ones. */
+#define LOOP_MAX_VARS    96
+#define LOOP_MAX_HEADERS 16
+#define LOOP_MAX_WORDS   64
+
+/* resolve_path's short way for the commonest operands, plain names relative to
+ * the caller's cwd ("src", "*.c", "docs/language.md", "runtime/"): the lookups
+ * the walk would make, one per component up to the first missing one, and its
+ * result.  0: not such an operand (an absolute path, ~, a "." or ".." or empty
+ * component) or a component is a symlink (the walk follows it); 1: *out is the
+ * result (NULL: out of memory). */
+int sgr_path_resolve_plain(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, char **out,
+                           uint32_t *outlen);
+/* resolve_path's long way: the walk itself, for every operand resolve_plain
+ * does not take.  The caller has called lookups_begin.  Names whose meaning
+ * depends on the process that opens them are resolved by that meaning: /dev/fd,
+ * /dev/stdin, /dev/stdout and /dev/stderr are the agent's /proc/self/fd entries;
+ * /proc/PID/root is "/", /proc/self/cwd the directory the segment runs in (cwd);
+ * under /proc/PID nothing is looked up.  What only the running process knows
+ * (/proc/self/fd/N/.., the cwd of another process) makes the rest of the path
+ * relative to an unknown directory: then *unk (when not NULL) is 1 and the result
+ * is what follows the last unknown point ("/etc/shadow" for
+ * /dev/fd/3/../etc/shadow); without unk such a path resolves to
+ * "/(unknown)", which no root contains. */
+char *sgr_path_resolve_walk(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde, uint32_t *outlen,
+                            int *unk);
+/* Is resolved path p[0..pl) a root or below one? */
+int sgr_path_inside_roots(const sgr_ctx *c, const char *p, uint32_t pl);
+/* Does redirection r of segment s write a file (stream_write for stream names)? */
+int sgr_path_is_write(const sgr_segment *s, const sgr_redir *r);
+/* Does redirection r read a file (not a stream)? */
+int sgr_path_is_read(const sgr_redir *r);
+/* The caller's home, resolved once a call (NULL: none known). */
+const char *sgr_path_home_of(sgr_ctx *c, uint32_t *len);
+/* 1 when argv[a] of segment si is a module of the workspace (above), 0 when not,
+ * -1 out of memory. */
+int sgr_path_module_inside(sgr_ctx *c, uint32_t si, uint32_t a);
+/* The words a loop variable takes, for a word of segment si that is only its
+ * expansion: "$f", "${f}", or $f unquoted when each word is a plain name bash
+ * neither splits nor globs.  Sound only inside the body of a loop that sets it
+ * (there it holds one of the words of the loops that set it), and only where
+ * nothing else can have: every assignment of NAME on the line is a for/select
+ * header's word, each known or a glob (a file name the loop walks), no function
+ * (whose body runs where it is called) and no shopt of nullglob/failglob.
+ * A script in the body (a single-quoted sh -c '...' is parsed in place, so its
+ * words lie there too) runs in a shell of its own, which has the variable only
+ * when the loop's shell exports it, and then with the loop's value: still one of
+ * the words, or nothing.
+ * Returns the number of words stored in *out (at most max), 0 when the word is
+ * not such a use. */
+uint32_t sgr_path_loop_words(sgr_ctx *c, uint32_t si, const sgr_word *w,
+                             const sgr_word **out, uint32_t max);
+/* A path candidate of segment si whose brace expansion would make more than
+ * SGR_BRACE_MAX words makes the segment dynamic: those words cannot all be
+ * checked.  -1: out of memory. */
+int sgr_path_brace_check(sgr_ctx *c, uint32_t si);
+/* Is segment s a link maker whose sources are link texts (see above)?  Not
+ * when what it makes depends on words the line does not show: more arguments
+ * (xargs ln -s SRC DEST: DEST is not the last), or find -exec's {} (find . is
+ * one of the names {} stands for). */
+int sgr_path_link_texts(const sgr_ctx *c, const sgr_segment *s, const sgr_norm *nm);
+/* Resolve the path candidates of segment si (operands, option values,
+ * redirections, assignments) into c->res.norm[si], once: run() asks on first
+ * need.  -1: out of memory. */
+int sgr_path_resolve_paths(sgr_ctx *c, uint32_t si);
+/* The names each segment may make (into c->res.made), from its redirections and
+ * its program's declaration.  -1: out of memory. */
+int sgr_path_made_words(sgr_ctx *c);
+/* Resolve every made name (c->res.made) into c->mk.  -1: out of memory. */
+int sgr_path_made_resolve(sgr_ctx *c);
+/* A segment that runs a file an earlier segment of the line makes is dynamic:
+ * what it runs is known only when it runs.  -1: out of memory. */
+int sgr_path_runs_made(sgr_ctx *c);
+
+/* sgr_pc_begin once a call, before its first lookup (pathcache.h). */
+static inline void lookups_begin(sgr_ctx *c)
+{
+    if (!c->pc_begun) {
+        sgr_pc_begin(c->pc);
+        c->pc_begun = 1;
+    }
+}
+
+/* w resolved against cwd: resolve_plain's short way when it takes w (then *plain,
+ * when not NULL, is 1: the result is the resolved cwd, a '/' and more), else the
+ * walk (unk: see there).  NULL: out of memory. */
+static inline char *resolve_path(sgr_ctx *c, const char *cwd, const char *w, uint32_t wl, int tilde,
+                                 uint32_t *outlen, int *plain, int *unk)
+{
+    lookups_begin(c);
+    char *named;
+    int short_way = sgr_path_resolve_plain(c, cwd, w, wl, tilde, &named, outlen);
+    if (plain)
+        *plain = short_way;
+    if (short_way && unk)
+        *unk = 0;
+    return short_way ? named : sgr_path_resolve_walk(c, cwd, w, wl, tilde, outlen, unk);
+}
+
+/* ---- eval_norm.c ---- */
+
+/* What option o (n bytes) is to program spec ps: SGR_OPT_* (0 without a spec). */
+uint32_t sgr_norm_opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char *o, size_t n);
+/* Split argv into options, option values and operands (see sgr_norm), into
+ * c->res.norm[si], which the caller has zeroed.  The segment's program spec and
+ * basename are the ones sgr_unwrap found (segment spec and base). */
+int sgr_norm_segment(sgr_ctx *c, uint32_t si, const char *cwd);
 
 /* ---- eval_msg.c ---- */
 

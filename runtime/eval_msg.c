@@ -186,4 +186,3 @@ const char *sgr_msg_fill(sgr_ctx *c, const char *tmpl, const sgr_tmpl *tp, int32
     m.out[m.n] = '\0';
     return m.out;
 }
-
