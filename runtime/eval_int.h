@@ -10,10 +10,12 @@
  *   eval_paths.c  paths: resolved as the kernel walks them, streams, patterns,
  *                 case-folding filesystems, modules, link texts, files made on
  *                 the line
+ *   eval_pred.c   the predicates and run(), the interpreter of a rule's bytecode
+ *                 (sgr_pred_run), destinations
  *   eval_msg.c    messages: templates parsed once, filled per decision
  *
  * A function one file calls in another carries its file's prefix (sgr_path_ for
- * eval_paths.c, sgr_norm_, sgr_msg_); libshellgate.so exports none of them
+ * eval_paths.c, sgr_norm_, sgr_pred_, sgr_msg_); libshellgate.so exports none of them
  * (lib/shellgate.map).  Small helpers called in hot loops are static inline here,
  * so that the split costs no call. */
 #ifndef SGR_EVAL_INT_H
@@ -211,6 +213,32 @@ enum {
     F_ALL = (1 << 11) - 1
 };
 
+/* ---- eval.c ---- */
+
+/* Is the program's name argv[0] as written (not a path, nor folded: unwrap.h)? */
+static inline int prog_is_argv0(const sgr_segment *s, const sgr_norm *nm)
+{
+    return nm->prog.len == s->argv[0].len && memcmp(nm->prog.s, s->argv[0].text, nm->prog.len) == 0;
+}
+
+enum { TILDE_UNKNOWN, TILDE_NONE, TILDE_SOME };
+
+/* Has set a word "~" or "~/..." (the caller's home)?  Looked for the first time a
+ * set is asked about. */
+static inline int tilde_of(sgr_ctx *c, uint32_t set)
+{
+    if (c->tilde[set] == TILDE_UNKNOWN) {
+        const sgr_table *t = c->t;
+        int some = 0;
+        for (uint32_t k = 0; k < t->sets[set].nwords && !some; k++) {
+            const char *w = sgr_str(t, t->words[t->sets[set].words_off + k]);
+            some = w[0] == '~' && (w[1] == '\0' || w[1] == '/');
+        }
+        c->tilde[set] = some ? TILDE_SOME : TILDE_NONE;
+    }
+    return c->tilde[set] == TILDE_SOME;
+}
+
 /* ---- eval_paths.c ---- */
 
 /* In sgr_norm.pin: the path group's mask is in the low 32 bits (path_mask ran);
@@ -329,6 +357,52 @@ uint32_t sgr_norm_opt_bits(const sgr_ctx *c, const sgt_progspec *ps, const char 
  * c->res.norm[si], which the caller has zeroed.  The segment's program spec and
  * basename are the ones sgr_unwrap found (segment spec and base). */
 int sgr_norm_segment(sgr_ctx *c, uint32_t si, const char *cwd);
+
+/* ---- eval_pred.c ---- */
+
+/* words_may_have's first use of set: its filter. */
+void sgr_pred_words_filter(sgr_ctx *c, uint32_t set);
+/* dfa_min's first use of automaton d: its shortest accepted string, measured. */
+uint32_t sgr_pred_dfa_measure(sgr_ctx *c, uint32_t d);
+/* set_has's automaton run, out of line: most tests end before it. */
+int sgr_pred_dfa_has(const sgr_ctx *c, uint32_t d, const char *s, uint32_t n);
+/* Run a rule's code on segment si from op `from` (after a test the index proved,
+ * see implied_of): 1 match, 0 none, -1 out of memory. */
+int sgr_pred_run(sgr_ctx *c, uint32_t si, uint32_t off, uint32_t len, uint32_t from);
+/* Run a whole-line rule's code: text, logic and jumps; a segment predicate is
+ * false. */
+int sgr_pred_run_line(sgr_ctx *c, uint32_t off, uint32_t len);
+/* The or of every path's group mask (path_mask) for segment nm, run once; -1
+ * when the group cannot run one of them. */
+int64_t sgr_pred_paths_mask(sgr_ctx *c, sgr_norm *nm);
+
+/* May s[0..n) be one of set's exact words?  0: certainly not. */
+static inline int words_may_have(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    if (!c->wf[set].lens)
+        sgr_pred_words_filter(c, set);
+    return sgr_strfilt_may(&c->wf[set], s, n, 0);
+}
+
+/* 1 + the length of the shortest string automaton d accepts, or DMIN_NEVER when it
+ * accepts none (measured on first use). */
+static inline uint32_t dfa_min(sgr_ctx *c, uint32_t d)
+{
+    uint32_t m = c->dmin[d];
+    return m ? m : sgr_pred_dfa_measure(c, d);
+}
+
+/* Is s[0..n) in set: one of its exact words, or matched by its automaton?  Most
+ * tests fail on the words' length and first byte, or on a length shorter than
+ * anything the automaton accepts (`arg matches /drop\s+table/` over every
+ * argument), so that much is inline in every caller. */
+static inline int set_has(sgr_ctx *c, uint32_t set, const char *s, uint32_t n)
+{
+    const sgt_set *st = &c->t->sets[set];
+    if (st->nwords && words_may_have(c, set, s, n) && sgr_set_words_has(c->t, set, s, n))
+        return 1;
+    return st->dfa != SGT_NONE && n >= dfa_min(c, st->dfa) - 1 && sgr_pred_dfa_has(c, st->dfa, s, n);
+}
 
 /* ---- eval_msg.c ---- */
 
