@@ -1,13 +1,6 @@
 /* eval.c - the decision: parse, unwrap, normalise each segment, run the candidate
- * rules' bytecode, combine deny > ask > allow over rules and segments. */
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <unistd.h>
-#include <stdio.h>
+ * rules' bytecode, combine deny > ask > allow over rules and segments.  The stages
+ * other than the walk over the rules live beside it (see eval_int.h). */
 #include <stdlib.h>
 #include <string.h>
 #include "eval_int.h"
