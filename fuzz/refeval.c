@@ -3133,7 +3133,7 @@ static void ref_read_dests(sg_ref *ref, uint32_t si, ref_dests *d)
             dest_add(d, w->text, w->len, w->flags, SGR_DEST_REMOTE);
         else if (cl & (uint64_t)1 << SGC_CL_HOST_OP) {
             if (i == nm->text_ops)
-                dest_add(d, w->text, w->len, w->flags, SGR_DEST_BARE);
+                dest_add(d, w->text, w->len, w->flags, SGR_DEST_SSH);
         }
     }
     /* assignments: a URL value, a proxy */

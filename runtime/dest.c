@@ -117,15 +117,18 @@ static int authority(sg_arena *a, const char *s, size_t n, int scp, sgr_dest *d)
         size_t z = 0;
         for (size_t i = 0; i < pl; i++)
             if (!is_digit((unsigned char)port[i]))
-                return d->host.s = NULL, 1;  /* host:443:other (curl --connect-to): unknown */
+                goto unknown;                /* host:443:other (curl --connect-to) */
         while (z + 1 < pl && port[z] == '0')
             z++;
         if (pl - z > 5 || (pl - z == 5 && memcmp(port + z, "65535", 5) > 0))
-            return d->host.s = NULL, 1;
+            goto unknown;
         set_sv(&d->port, port + z, pl - z);
-    } else if (port) {
-        /* host: with nothing after it: curl's default port, as with none */
     }
+    /* (host: with nothing after the ':' is the scheme's own port, as with none) */
+    return 1;
+unknown:
+    d->host.s = NULL;
+    d->host.len = 0;
     return 1;
 }
 
@@ -174,6 +177,14 @@ int sgr_dest_parse(sg_arena *a, const char *w, uint32_t n, uint32_t flags, int h
             *p = '\0';
             set_sv(&out->url, u, ul);
         }
+        return 1;
+    }
+    if (how == SGR_DEST_SSH) {
+        if (!n)
+            return 0;
+        if (authority(a, w, n, 1, out) < 0)
+            return -1;
+        set_sv(&out->scheme, "ssh", 3);
         return 1;
     }
     if (how == SGR_DEST_REMOTE) {

@@ -34,6 +34,8 @@ enum {
     SGR_DEST_BARE,                /* a URL, or else [user@]host[:port][/path] (curl's operands) */
     SGR_DEST_REMOTE,              /* a URL, or else scp's [user@]host:path (no '/' before
                                    * the ':'); any other word is none (a file, a remote's name) */
+    SGR_DEST_SSH,                 /* a URL, or else ssh's [user@]host: the scheme ssh, no
+                                   * port (-p and ssh_config choose it; host:22 is no host) */
     SGR_DEST_UNKNOWN              /* a place known only at run time (curl -K FILE) */
 };
 

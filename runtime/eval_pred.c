@@ -695,7 +695,7 @@ static int read_dests(sgr_ctx *c, uint32_t si)
         for (uint32_t i = nm->text_ops; i < nm->npos; i++) {
             const sgr_word *w = &s->argv[nm->pos[i]];
             int how = pf & SGT_PROG_URL_OPS ? SGR_DEST_BARE
-                      : pf & SGT_PROG_REMOTE_OPS ? SGR_DEST_REMOTE : SGR_DEST_BARE;
+                      : pf & SGT_PROG_REMOTE_OPS ? SGR_DEST_REMOTE : SGR_DEST_SSH;
             if (add_dest(c, nm, cap, w->text, w->len, w->flags, how) < 0)
                 return -1;
             if ((pf & (SGT_PROG_URL_OPS | SGT_PROG_REMOTE_OPS)) == 0)
