@@ -10,6 +10,7 @@
 #include "cli/verbs.h"
 #include "cli/help.h"
 #include "cli/gateopt.h"
+#include "common/utf8.h"
 
 /* SHELLGATE_TEST_NOW=SECONDS[.FRACTION]: the admission clock, for tests.  A clock
  * stepped forward would free slots, so the store obeys it only for a state file
@@ -254,17 +255,24 @@ static const char *scope_word(int scope)
                                                                                                       : "always";
 }
 
-/* A JSON string of s to stdout. */
+/* A JSON string of s to stdout: a byte that starts no UTF-8 sequence (a command
+ * given on the command line may hold any) is U+FFFD (common/utf8.h). */
 static void json_str(const char *s)
 {
     putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = c >= 0x80 ? sg_utf8_seq((const unsigned char *)s + i, n - i) : 1;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else if (!k)
+            fputs("\xef\xbf\xbd", stdout);          /* U+FFFD */
         else
-            putchar(*p);
+            fwrite(s + i, 1, k, stdout);
+        i += k ? k : 1;
     }
     putchar('"');
 }

@@ -21,10 +21,12 @@
 #include "cli/help.h"
 #include "common/alloc.h"
 #include "common/jsontext.h"
+#include "common/utf8.h"
 
 /* cJSON would end the command at the NUL: the part decided would not be all
  * that runs */
 #define NUL_WHY "a NUL character in the hook input: the command cannot be checked as sent"
+#define UTF8_WHY "the hook input is not UTF-8, as JSON text is: the command cannot be checked as sent"
 
 #define HOOK_MAX_INPUT (8u << 20)      /* a hook payload larger than this is refused */
 
@@ -319,6 +321,10 @@ static int read_request(const hook_agent *ag, cJSON *in, request *r, const char 
                 *why = NUL_WHY;
                 return -1;
             }
+            if (!sg_utf8_valid(a->valuestring, strlen(a->valuestring))) {
+                *why = UTF8_WHY;
+                return -1;
+            }
             a = r->args = cJSON_Parse(a->valuestring);
         }
         if (!cJSON_IsObject(a)) {
@@ -582,6 +588,10 @@ int cli_hook(int argc, char **argv)
     if (sg_json_has_nul(text, len)) {
         sg_free(text);
         return deny(ag, NUL_WHY);
+    }
+    if (!sg_utf8_valid(text, len)) {
+        sg_free(text);
+        return deny(ag, UTF8_WHY);
     }
     cJSON *in = cJSON_ParseWithLength(text, len);
     sg_free(text);

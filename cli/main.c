@@ -13,6 +13,7 @@
 #include "lib/policy.h"
 #include "runtime/unwrap.h"
 #include "common/alloc.h"
+#include "common/utf8.h"
 #include "cli/opts.h"
 #include "cli/mutate.h"
 #include "cli/bundle.h"
@@ -756,17 +757,23 @@ static int cmd_test(int argc, char **argv)
     return fail ? 1 : 0;
 }
 
+/* o as one line of JSON; a command of a case file or the command line may hold
+ * bytes that are no UTF-8, which cJSON copies as they are: U+FFFD instead (in a
+ * string is the only place such a byte can stand in cJSON's text) */
 static int print_json(cJSON *o)
 {
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-    if (!s) {
+    char *u = s ? sg_utf8_repair(s, strlen(s), NULL) : NULL;
+    if (s)
+        cJSON_free(s);
+    if (!u) {
         fputs("{\"decision\":\"deny\",\"error\":\"out of memory\"}\n", stdout);
         cJSON_Delete(o);
         return -1;
     }
-    fputs(s, stdout);
+    fputs(u, stdout);
     fputc('\n', stdout);
-    cJSON_free(s);
+    sg_free(u);
     cJSON_Delete(o);
     return 0;
 }

@@ -28,6 +28,7 @@
 #include "cli/verbs.h"
 #include "cli/gateopt.h"
 #include "cli/help.h"
+#include "common/utf8.h"
 #include "common/jsontext.h"
 
 #define EX_USAGE 64
@@ -351,6 +352,11 @@ static void handle(server *s, client *c, const char *line, size_t n)
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     if (sg_json_has_nul(line, n)) {     /* cJSON cut a string short: check --batch's refusal */
         answer_error(s, c, id, "a NUL character in the input line: the command cannot be checked as sent");
+        cJSON_Delete(req);
+        return;
+    }
+    if (!sg_utf8_valid(line, n)) {
+        answer_error(s, c, id, "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent");
         cJSON_Delete(req);
         return;
     }

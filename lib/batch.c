@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "common/alloc.h"
 #include "common/jsontext.h"
+#include "common/utf8.h"
 
 /* ---- reading a request ---------------------------------------------------- */
 
@@ -157,6 +158,8 @@ const char *sg_batch_parse(char *line, size_t n, sg_batch_req *req)
     req->cwd = NULL;
     req->nroots = 0;
     req->fast = 0;
+    if (!sg_utf8_valid(line, n))
+        return "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent";
     if (parse_fast(line, n, req) == 0)
         return NULL;
     return sg_batch_parse_cjson(line, n, req);
@@ -172,6 +175,8 @@ const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req)
     memset(req, 0, sizeof *req);
     if (sg_json_has_nul(line, n))
         return "a NUL character in the input line: the command cannot be checked as sent";
+    if (!sg_utf8_valid(line, n))
+        return "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent";
     pthread_mutex_lock(&cjson_parse_mu);
     cJSON *in = cJSON_ParseWithLength(line, n);
     pthread_mutex_unlock(&cjson_parse_mu);
@@ -261,7 +266,8 @@ static const char esc_of[256] = {
     ['"'] = '"', ['\\'] = '\\',
 };
 
-/* Does any byte of w need an escape (below 0x20, '"' or '\\')?  The word tests
+/* Does any byte of w need an escape (below 0x20, '"' or '\\') or a look (0x80 and
+ * above: a byte of a UTF-8 sequence, or one that starts none)?  The word tests
  * "some byte below n" and "some byte zero" of Bit Twiddling Hacks (hasless,
  * haszero), exact as answers for the whole word. */
 static inline int word_needs_escape(uint64_t w)
@@ -269,10 +275,13 @@ static inline int word_needs_escape(uint64_t w)
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     uint64_t lt20 = (w - ones * 0x20) & ~w & high;          /* a byte below 0x20 */
     uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
-    return ((lt20 | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high) != 0;
+    return ((lt20 | ((q - ones) & ~q) | ((bs - ones) & ~bs) | w) & high) != 0;
 }
 
-/* s as cJSON prints a string: quoted, escaped as print_string_ptr escapes */
+/* s as cJSON prints a string: quoted, escaped as print_string_ptr escapes; and, where
+ * cJSON would copy a byte that starts no UTF-8 sequence (a command given on the
+ * command line or kept in a state file may hold any), U+FFFD, so that the text is
+ * JSON (RFC 8259 8.1) */
 static int put_str(sg_batch_buf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -302,7 +311,21 @@ static int put_str(sg_batch_buf *b, const char *s)
                 break;
             }
         }
-        unsigned char c = (unsigned char)s[i++];
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            size_t k = sg_utf8_seq((const unsigned char *)s + i, n - i);
+            if (k) {
+                memcpy(o, s + i, k);
+                o += k;
+                i += k;
+            } else {
+                memcpy(o, "\xef\xbf\xbd", 3);   /* U+FFFD, as sg_utf8_repair writes it */
+                o += 3;
+                i++;
+            }
+            continue;
+        }
+        i++;
         char e = esc_of[c];
         if (!e) {
             *o++ = (char)c;

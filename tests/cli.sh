@@ -55,6 +55,22 @@ printf '%s\n' '{"cmd": "ls\u0000; rm -rf ~"}' '{"cmd": "echo \\u0000"}' '{"cmd":
 sed -n 1p "$T/b" | grep -q '"decision":"deny","error":"a NUL character' && ok || bad "batch NUL escape"
 sed -n 2p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch escaped backslash before u0000"
 sed -n 3p "$T/b" | grep -q '"error":"a NUL character' && ok || bad "batch NUL after an escaped backslash"
+# JSON text is UTF-8 (RFC 8259): a batch line that is not is refused; what shellgate
+# writes is UTF-8 even for a command line that is not (U+FFFD for each stray byte)
+printf '{"cmd": "echo \377; rm -rf /"}\n{"cmd": "echo \303\251"}\n' | "$SG" check --batch >"$T/b"
+sed -n 1p "$T/b" | grep -q '"decision":"deny","error":"the input line is not UTF-8' && ok || bad "batch line not UTF-8: $(cat "$T/b")"
+sed -n 2p "$T/b" | grep -q '"decision":"allow"' && ok || bad "batch UTF-8 line: $(cat "$T/b")"
+utf8_ok() { python3 -c 'import sys; [l.decode("utf-8") for l in sys.stdin.buffer]' <"$1"; }
+"$SG" check --json -- "$(printf 'echo \377\303\251 \355\240\200')" >"$T/j"
+utf8_ok "$T/j" && grep -q "$(printf '\357\277\275')" "$T/j" && ok || bad "check --json of bytes that are no UTF-8: $(cat "$T/j")"
+"$SG" explain --json -- "$(printf 'echo \300\257')" >"$T/j"
+utf8_ok "$T/j" && ok || bad "explain --json of an overlong form is not UTF-8"
+printf '{"session_id":"t","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo \377"}}' |
+    "$SG" hook claude-code >"$T/j" 2>/dev/null
+grep -q '"permissionDecision":"deny"' "$T/j" && grep -q 'not UTF-8' "$T/j" && ok || bad "hook input not UTF-8: $(cat "$T/j")"
+"$SG" check --state "$T/u8.state" -- "$(printf 'git push \377 origin')" >/dev/null 2>&1
+"$SG" approvals --state "$T/u8.state" --json >"$T/j"
+utf8_ok "$T/j" && grep -q "git push $(printf '\357\277\275') origin" "$T/j" && ok || bad "approvals --json of a command that is no UTF-8: $(cat "$T/j")"
 
 # --batch answers are what --json prints for the same command (the block writer
 # and cJSON's printer agree), for plain, escaped and wrapped commands

@@ -322,6 +322,15 @@ def misc(tmp):
     got = c.f.readline().decode().rstrip("\n")
     check(got == with_id(11, want) and '"deny"' in got and "NUL" in got,
           f"a command with a NUL is denied as check --batch denies it: {got} (batch: {want})")
+    # JSON text is UTF-8: a line that is not is refused, as check --batch refuses it
+    bad = b'{"id": 12, "cmd": "echo \xff; rm -rf /"}\n'
+    c.s.sendall(bad)
+    got = c.f.readline()
+    check(b'"decision":"deny"' in got and b"not UTF-8" in got and b'"id":12' in got.replace(b" ", b""),
+          f"a line that is not UTF-8 is denied: {got!r}")
+    want = subprocess.run([SG, "check", "--batch"], input=b'{"cmd": "echo \xff"}\n', capture_output=True,
+                          timeout=60).stdout
+    check(b"not UTF-8" in want, f"check --batch denies it too: {want!r}")
     st = c.ask({"id": 10, "op": "stats"})
     check(st.get("ok") and st["pack"] == "default" and st["decisions"]["ask"] >= 1, f"stats: {st}")
     # SIGTERM: what was received is answered, then the socket is gone
