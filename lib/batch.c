@@ -173,10 +173,11 @@ static pthread_mutex_t cjson_parse_mu = PTHREAD_MUTEX_INITIALIZER;
 const char *sg_batch_parse_cjson(const char *line, size_t n, sg_batch_req *req)
 {
     memset(req, 0, sizeof *req);
-    if (sg_json_has_nul(line, n))
-        return "a NUL character in the input line: the command cannot be checked as sent";
+    /* UTF-8 first, as sg_batch_parse tests it before its fast path: one answer */
     if (!sg_utf8_valid(line, n))
         return "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent";
+    if (sg_json_has_nul(line, n))
+        return "a NUL character in the input line: the command cannot be checked as sent";
     pthread_mutex_lock(&cjson_parse_mu);
     cJSON *in = cJSON_ParseWithLength(line, n);
     pthread_mutex_unlock(&cjson_parse_mu);
