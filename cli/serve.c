@@ -350,13 +350,13 @@ static void handle(server *s, client *c, const char *line, size_t n)
         return;
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
-    if (sg_json_has_nul(line, n)) {     /* cJSON cut a string short: check --batch's refusal */
-        answer_error(s, c, id, "a NUL character in the input line: the command cannot be checked as sent");
+    if (!sg_utf8_valid(line, n)) {        /* as check --batch refuses it, first */
+        answer_error(s, c, id, "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent");
         cJSON_Delete(req);
         return;
     }
-    if (!sg_utf8_valid(line, n)) {
-        answer_error(s, c, id, "the input line is not UTF-8, as JSON text is: the command cannot be checked as sent");
+    if (sg_json_has_nul(line, n)) {     /* cJSON cut a string short: check --batch's refusal */
+        answer_error(s, c, id, "a NUL character in the input line: the command cannot be checked as sent");
         cJSON_Delete(req);
         return;
     }
