@@ -687,6 +687,15 @@ typedef struct subcmd_check {
     ntab warned;                     /* the programs warned about for this rule */
 } subcmd_check;
 
+/* What a warning names: "rule ID" or "rate limit 'NAME'". */
+static void rule_what(const subcmd_check *k, char *what, size_t n)
+{
+    if (k->rule)
+        snprintf(what, n, "rule %s", k->rule->id);
+    else
+        snprintf(what, n, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+}
+
 static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, uint32_t len)
 {
     /* a program named by its path (program /usr/bin/kubectl) is read by the
@@ -706,10 +715,7 @@ static void warn_program(subcmd_check *k, const sgc_cond *at, const char *name, 
         return;
     }
     char what[700], note[900];
-    if (k->rule)
-        snprintf(what, sizeof what, "rule %s", k->rule->id);
-    else
-        snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+    rule_what(k, what, sizeof what);
     if (d) {
         const sgc_progdecl *pd = d->ptr;
         snprintf(note, sizeof note, "an option's value before the subcommand is taken for it ('prod' in "
@@ -753,10 +759,7 @@ static void warn_option_value(subcmd_check *k, const sgc_cond *at, const char *n
         if (ls->items[i]->kind != SGC_ITEM_WORD || (d && declares_value(d->ptr, o, ol)))
             continue;
         char what[700], note[900];
-        if (k->rule)
-            snprintf(what, sizeof what, "rule %s", k->rule->id);
-        else
-            snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+        rule_what(k, what, sizeof what);
         snprintf(note, sizeof note, "only an option a declaration lists as taking a value is given one ('%.*s prod' "
                  "is then '%.*s' and the operand 'prod'), so the rule misses; add it to the value { ... } of "
                  "command %.*s", (int)ol, o, (int)ol, o, (int)len, name);
@@ -792,10 +795,7 @@ static void warn_dest(subcmd_check *k, const sgc_cond *at, const char *name, uin
         return;
     }
     char what[700], note[900];
-    if (k->rule)
-        snprintf(what, sizeof what, "rule %s", k->rule->id);
-    else
-        snprintf(what, sizeof what, "rate limit '%.*s'", (int)k->limit->name.len, k->limit->name.text);
+    rule_what(k, what, sizeof what);
     snprintf(note, sizeof note, "only its words that are URLs are places it connects to ('%.*s evil.test 80' has "
              "none), so the rule misses; say which operands or options name one: command %.*s { url operands } "
              "(or remote operands, host operand, url { OPTS }), or test 'host only', which a line without a "

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/utf8.h"
 #include "common/alloc.h"
 
 int sgx_cap_init(sgx_cap *c, size_t cap, int mode, int fwd)
@@ -159,38 +160,6 @@ static int grow(char **out, size_t *len, size_t *cap, size_t more)
     return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t k;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        k = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        k = 3;
-        if (c == 0xe0)
-            lo = 0xa0;
-        if (c == 0xed)
-            hi = 0x9f;                  /* no surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        k = 4;
-        if (c == 0xf0)
-            lo = 0x90;
-        if (c == 0xf4)
-            hi = 0x8f;                  /* nothing past U+10FFFF */
-    } else
-        return 0;
-    if (n < k || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < k; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return k;
-}
-
 int sgx_json_string(char **out, size_t *len, size_t *cap, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -218,7 +187,7 @@ int sgx_json_string(char **out, size_t *len, size_t *cap, const char *s, size_t 
             i++;
             continue;
         }
-        size_t k = utf8_len(u + i, n - i);
+        size_t k = sg_utf8_seq(u + i, n - i);
         if (k) {
             memcpy(o, u + i, k);
             o += k;
